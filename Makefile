@@ -1,0 +1,59 @@
+# HTTPWire: the two commands of the README are `make demo` and `make test`; everything else is here too.
+# Each target first makes sure the Debian packages it needs are present (see `deps`).
+
+SWIFT        ?= swift
+SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+RELEASE      := -c release --static-swift-stdlib
+DEB_PACKAGES := libssl-dev nginx-light
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build demo test lint format deps fuzz bench-codec bench clean
+
+all: build
+
+## deps: install the system packages HTTPWire needs (libssl-dev for TLS, nginx-light for interop tests).
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "make: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "make: missing Debian packages:$$missing"; \
+	    echo "make: run: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+## demo: the guided tour against the embedded server (loopback only).
+demo: deps
+	$(SWIFT) build $(RELEASE) --product wire
+	$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire demo
+
+## test: lint, build with warnings as errors, run every test, then a short fuzz run.
+test: deps lint
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+## fuzz: libFuzzer on the response decoder, seeded from Fixtures/responses (FUZZ_SECONDS=600 for longer).
+fuzz:
+	@bash Tests/Fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+
+## bench-codec: decoder throughput (release build, not a test).
+bench-codec:
+	$(SWIFT) build -c release --product CodecBench
+	$$($(SWIFT) build -c release --show-bin-path)/CodecBench
+
+clean:
+	rm -rf .build

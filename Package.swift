@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+// HTTPWire: an HTTP/1.1 client written from the socket up.
+// No package dependencies: the codec needs only the standard library, the library adds
+// FoundationEssentials and the system's OpenSSL (libssl-dev, installed by `make`).
+import PackageDescription
+
+let package = Package(
+    name: "HTTPWire",
+    products: [
+        .library(name: "HTTPWireCodec", targets: ["HTTPWireCodec"]),
+        .library(name: "HTTPWire", targets: ["HTTPWire"]),
+        .executable(name: "wire", targets: ["wire"]),
+    ],
+    targets: [
+        // OpenSSL 3 from libssl-dev. The module map links ssl and crypto directly, so the build does not
+        // depend on pkg-config being present; shim.h wraps the macros Swift cannot import.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
+        // epoll, eventfd, splice and sendfile need _GNU_SOURCE and headers Glibc does not export.
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+        // The sans-IO HTTP/1.1 codec: bytes in, events out. Standard library only.
+        .target(name: "HTTPWireCodec"),
+        .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "COpenSSL", "CSystem"]),
+        .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec"]),
+        .executableTarget(name: "wire", dependencies: ["HTTPWire", "FixtureServer"]),
+        .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
+        // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
+        .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),
+        .testTarget(name: "WireCLITests", dependencies: ["HTTPWire", "FixtureServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,125 @@
+// HTTPWireError: the one public error type of HTTPWire, and its mapping to curl's exit codes.
+// Client layer. Lower layers throw these cases (the transport knows errno and hosts, the codec's
+// CodecError arrives wrapped); this file is the only place that says which exit code a failure has.
+
+import HTTPWireCodec
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Every failure HTTPWire reports, one case per meaning, each mapping to one curl exit code.
+///
+/// ```swift
+/// do {
+///     let response = try await client.get("https://example.test/")
+/// } catch let error as HTTPWireError {
+///     print("wire: error: \(error)")   // one lowercase line
+///     exit(error.exitCode)              // curl's meaning: 6, 7, 28, 60, ...
+/// }
+/// ```
+/// Cancellation is reported as Swift's `CancellationError`, not as a case here.
+public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was being waited for when a deadline passed.
+    public enum Phase: String, Sendable, Hashable {
+        /// Resolving, connecting and the TLS handshake.
+        case connect
+        /// Writing the request head or body.
+        case send
+        /// Waiting for the response head.
+        case head
+        /// Waiting for more of the response body (no byte for the idle timeout).
+        case body
+        /// The whole request, redirects included.
+        case total
+    }
+
+    /// The URL cannot be used (bad syntax, unsupported scheme, no host). A usage error in the CLI (exit 2).
+    case invalidURL(String)
+    /// DNS gave no address for the host (exit 6).
+    case couldNotResolveHost(String)
+    /// No address of the host accepted a TCP connection; `errno` is the last failure (exit 7).
+    case couldNotConnect(host: String, port: Int, errno: Int32)
+    /// The response broke the HTTP/1.1 rules (exit 8).
+    case malformedResponse(CodecError)
+    /// The connection closed before the announced body was complete (exit 18).
+    case bodyTruncated(expected: Int64?, received: Int64)
+    /// A status of 400 or more when failing on status was asked for (exit 22).
+    case httpStatus(Int)
+    /// Writing a local file failed (exit 23).
+    case localWriteFailed(path: String, errno: Int32)
+    /// Reading a local file failed (exit 26).
+    case localReadFailed(path: String, errno: Int32)
+    /// A deadline passed (exit 28).
+    case timedOut(Phase)
+    /// The TLS handshake failed for a reason other than the peer's certificate (exit 35).
+    case tlsHandshakeFailed(String)
+    /// More redirects than the policy allows (exit 47).
+    case tooManyRedirects(limit: Int)
+    /// The connection closed before any byte of a response (exit 52).
+    case emptyReply
+    /// Sending on the socket failed (exit 55).
+    case sendFailed(errno: Int32)
+    /// Receiving from the socket failed, for example a reset (exit 56).
+    case receiveFailed(errno: Int32)
+    /// The server's certificate was not trusted, with OpenSSL's reason (exit 60).
+    case peerCertificateRejected(String)
+
+    /// curl's exit code for this failure: the one mapping in HTTPWire.
+    public var exitCode: Int32 {
+        switch self {
+        case .invalidURL: return 2
+        case .couldNotResolveHost: return 6
+        case .couldNotConnect: return 7
+        case .malformedResponse: return 8
+        case .bodyTruncated: return 18
+        case .httpStatus: return 22
+        case .localWriteFailed: return 23
+        case .localReadFailed: return 26
+        case .timedOut: return 28
+        case .tlsHandshakeFailed: return 35
+        case .tooManyRedirects: return 47
+        case .emptyReply: return 52
+        case .sendFailed: return 55
+        case .receiveFailed: return 56
+        case .peerCertificateRejected: return 60
+        }
+    }
+
+    /// One lowercase line naming the thing and the numbers; the CLI prints `wire: error: <description>`.
+    public var description: String {
+        switch self {
+        case .invalidURL(let reason): return reason
+        case .couldNotResolveHost(let host): return "could not resolve host \(host)"
+        case .couldNotConnect(let host, let port, let errno):
+            return "could not connect to \(host) port \(port): \(Self.errnoText(errno))"
+        case .malformedResponse(let error): return "malformed response: \(error)"
+        case .bodyTruncated(let expected?, let received):
+            return "body ended after \(received) of \(expected) bytes"
+        case .bodyTruncated(nil, let received):
+            return "body ended after \(received) bytes before its end was announced"
+        case .httpStatus(let status): return "server answered with status \(status)"
+        case .localWriteFailed(let path, let errno): return "cannot write \(path): \(Self.errnoText(errno))"
+        case .localReadFailed(let path, let errno): return "cannot read \(path): \(Self.errnoText(errno))"
+        case .timedOut(let phase): return "timed out (\(phase.rawValue))"
+        case .tlsHandshakeFailed(let reason): return "tls handshake failed: \(reason)"
+        case .tooManyRedirects(let limit): return "more than \(limit) redirects"
+        case .emptyReply: return "server closed the connection without sending a response"
+        case .sendFailed(let errno): return "send failed: \(Self.errnoText(errno))"
+        case .receiveFailed(let errno): return "receive failed: \(Self.errnoText(errno))"
+        case .peerCertificateRejected(let reason): return "peer certificate rejected: \(reason)"
+        }
+    }
+
+    /// The C library's text for an errno value, lowercased like the rest of the message.
+    static func errnoText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text).lowercased() + " (errno \(code))"
+    }
+}
