@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# nginx on loopback for HTTPWire's interop tests and benchmarks.
+#
+#   nginx-loopback.sh start DIR [CERT KEY]   writes DIR/nginx.conf, starts nginx, prints "PLAIN_PORT TLS_PORT"
+#   nginx-loopback.sh stop DIR               stops the nginx started in DIR
+#
+# Files to serve go in DIR/www (created if missing). Everything nginx writes (pid, logs, temp files) stays
+# in DIR, so a run never touches the system nginx. Locations:
+#   /            static files, sendfile on, ETag and Range as nginx does them
+#   /gzip/       the same files gzip-compressed on the fly: nginx sends them chunked (no Content-Length)
+#   /upload/     PUT stores the body (dav), so nginx reads the whole body before answering
+#   /sink        POST read completely, then 204 (via the dav module's body read); used by upload benchmarks
+set -euo pipefail
+command=${1:?usage: nginx-loopback.sh start|stop DIR [CERT KEY]}
+dir=${2:?usage: nginx-loopback.sh start|stop DIR [CERT KEY]}
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+case "$command" in
+start)
+  mkdir -p "$dir/www" "$dir/upload" "$dir/tmp"
+  plain_port=$(free_port)
+  tls_port=0
+  tls_server=""
+  if [ $# -ge 4 ]; then
+    tls_port=$(free_port)
+    tls_server="
+    server {
+        listen 127.0.0.1:$tls_port ssl;
+        ssl_certificate $3;
+        ssl_certificate_key $4;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location / { root $dir/www; }
+    }"
+  fi
+  # As root, nginx would run its worker as nobody, who cannot read a private temp dir: keep our own user.
+  user_line=""
+  [ "$(id -u)" = 0 ] && user_line="user root;"
+  cat > "$dir/nginx.conf" <<CONF
+$user_line
+worker_processes 1;
+daemon on;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$plain_port;
+        client_max_body_size 0;
+        location / { root $dir/www; }
+        location /gzip/ {
+            alias $dir/www/;
+            gzip on;
+            gzip_min_length 0;
+            gzip_types *;
+        }
+        location /upload/ {
+            root $dir;
+            dav_methods PUT;
+            create_full_put_path on;
+        }
+    }$tls_server
+}
+CONF
+  "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log"
+  echo "$plain_port $tls_port"
+  ;;
+stop)
+  if [ -f "$dir/nginx.pid" ]; then
+    "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" -s stop || true
+  fi
+  ;;
+*)
+  echo "usage: nginx-loopback.sh start|stop DIR [CERT KEY]" >&2
+  exit 2
+  ;;
+esac
