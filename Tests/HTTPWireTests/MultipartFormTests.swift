@@ -8,7 +8,9 @@ import Testing
 @Suite struct MultipartFormTests {
     /// Bytes that look like framing: CRLF, lone CR and LF, `--`, a fake delimiter and a close delimiter.
     static let trickyBytes: [UInt8] =
-        Array("\r\n--\r\n--HTTPWireBoundary\r\n\r\n--HTTPWireBoundaryAAAA--\r\n\r\r\n\n--".utf8) + [0, 0xFF, 0xFE, 0x0D]
+        Array("\r\n--\r\n--HTTPWireBoundary\r\n\r\n--HTTPWireBoundaryAAAA--\r\n\r\r\n\n--".utf8) + [
+            0, 0xFF, 0xFE, 0x0D,
+        ]
 
     @Test("every kind of part survives a round trip through Python's parser", .timeLimit(.minutes(1)))
     func roundTrip() throws {

@@ -40,7 +40,7 @@ import Testing
         "types that could break a header or are not type/subtype are refused",
         arguments: [
             "text/plain\r\nX-Evil: 1", "text/plain; charset=\"a\nb\"", "text/plain\u{0}", "text", "/plain", "text/",
-            "te xt/plain", "text/pl ain", "", "text/plain\u{7F}",
+            "te xt/plain", "text/pl ain", "", "text/plain\u{7F}", "text/plain ", " text/plain",
         ])
     func invalidTypes(value: String) {
         #expect(MediaType(value) == nil)

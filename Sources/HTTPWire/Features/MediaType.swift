@@ -39,6 +39,8 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         guard !type.isEmpty, type.allSatisfy(ByteClasses.isTokenByte) else { return nil }
         guard !subtype.isEmpty, subtype.allSatisfy(ByteClasses.isTokenByte) else { return nil }
         guard bytes[end...].allSatisfy(ByteClasses.isFieldValueByte) else { return nil }
+        // RFC 9110 §5.5: a field value has no leading or trailing whitespace; the type starts with a token.
+        guard let last = bytes.last, !ByteClasses.isWhitespace(last) else { return nil }
         value = string
     }
 
@@ -88,5 +90,4 @@ public struct MediaType: Sendable, Hashable, CustomStringConvertible {
         // Fonts
         "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf",
     ]
-
 }
