@@ -119,6 +119,25 @@ import Testing
         }
     }
 
+    @Test("after bytes sent out of band, readNextBlock sends the rest and still checks the size")
+    func outOfBandThenRead() throws {
+        let directory = try TemporaryDirectory()
+        let contents = pseudoRandomBytes(count: 100, seed: 14)
+        let path = try directory.file("f.bin", contents)
+        var reader = try FileRegionReader(region: try FileRegion.wholeFile(at: path))
+        try reader.bytesMovedOutOfBand(99)
+        var block: [UInt8] = []
+        #expect(try reader.readNextBlock(into: &block))
+        #expect(block == [contents[99]])
+
+        var second = try FileRegionReader(region: try FileRegion.wholeFile(at: path))
+        try second.bytesMovedOutOfBand(99)
+        try directory.file("f.bin", contents + [0])
+        #expect(throws: HTTPWireError.localFileChanged(path: path, expectedSize: 100, actualSize: 101)) {
+            _ = try second.readNextBlock(into: &block)
+        }
+    }
+
     @Test("negative offsets and regions past the file's end are refused")
     func invalidRegions() throws {
         let directory = try TemporaryDirectory()

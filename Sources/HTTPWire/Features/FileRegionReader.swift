@@ -115,6 +115,11 @@ public struct FileRegionReader: ~Copyable, Sendable {
     /// from ``fileDescriptor``; when that completes the region, the file's size is checked as
     /// ``readNextBlock(into:)`` would. A sendfile(2) that returns 0 before the region is done means the
     /// file shrank: call ``checkFileUnchanged()`` to turn that into the error.
+    ///
+    /// sendfile(2) puts bytes on the wire before any check can run, so a file that grows at the last moment
+    /// would be noticed only after a complete-looking body left. To keep the "last block withheld"
+    /// guarantee, let sendfile(2) move all but the region's final byte and send that one with
+    /// ``readNextBlock(into:)``, which reads from where this method left the position.
     public mutating func bytesMovedOutOfBand(_ count: Int64) throws(HTTPWireError) {
         position += min(count, remainingBytes)
         if remainingBytes == 0 {
