@@ -56,6 +56,9 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case localWriteFailed(path: String, errno: Int32)
     /// Reading a local file failed (exit 26).
     case localReadFailed(path: String, errno: Int32)
+    /// A local file being sent changed size after its length was announced, so the request could not be
+    /// completed honestly (exit 26, curl's read error). The connection is abandoned, never finished short.
+    case localFileChanged(path: String, expectedSize: Int64, actualSize: Int64)
     /// A deadline passed (exit 28).
     case timedOut(Phase)
     /// The TLS handshake failed for a reason other than the peer's certificate (exit 35).
@@ -82,6 +85,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .httpStatus: return 22
         case .localWriteFailed: return 23
         case .localReadFailed: return 26
+        case .localFileChanged: return 26
         case .timedOut: return 28
         case .tlsHandshakeFailed: return 35
         case .tooManyRedirects: return 47
@@ -107,6 +111,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .httpStatus(let status): return "server answered with status \(status)"
         case .localWriteFailed(let path, let errno): return "cannot write \(path): \(Self.errnoText(errno))"
         case .localReadFailed(let path, let errno): return "cannot read \(path): \(Self.errnoText(errno))"
+        case .localFileChanged(let path, let expectedSize, let actualSize):
+            return "\(path) changed size while being sent: expected \(expectedSize) bytes, found \(actualSize)"
         case .timedOut(let phase): return "timed out (\(phase.rawValue))"
         case .tlsHandshakeFailed(let reason): return "tls handshake failed: \(reason)"
         case .tooManyRedirects(let limit): return "more than \(limit) redirects"
