@@ -69,6 +69,9 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyReply
     /// Sending on the socket failed (exit 55).
     case sendFailed(errno: Int32)
+    /// A request body had to be sent again (a 307/308 redirect or a retry) but can only be read once, like
+    /// curl's "send failed to rewind" (exit 65).
+    case requestBodyNotReplayable
     /// Receiving from the socket failed, for example a reset (exit 56).
     case receiveFailed(errno: Int32)
     /// The server's certificate was not trusted, with OpenSSL's reason (exit 60).
@@ -92,6 +95,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .emptyReply: return 52
         case .sendFailed: return 55
         case .receiveFailed: return 56
+        case .requestBodyNotReplayable: return 65
         case .peerCertificateRejected: return 60
         }
     }
@@ -119,6 +123,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .emptyReply: return "server closed the connection without sending a response"
         case .sendFailed(let errno): return "send failed: \(Self.errnoText(errno))"
         case .receiveFailed(let errno): return "receive failed: \(Self.errnoText(errno))"
+        case .requestBodyNotReplayable:
+            return "the request body must be sent again (redirect or retry) but can only be read once"
         case .peerCertificateRejected(let reason): return "peer certificate rejected: \(reason)"
         }
     }

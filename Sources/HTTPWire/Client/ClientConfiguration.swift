@@ -1,0 +1,125 @@
+// ClientConfiguration: everything an HTTPClient is set up with, each default with its reason.
+// Client layer: plain values; nothing here opens a socket.
+
+import HTTPWireCodec
+
+/// How an ``HTTPClient`` behaves: base URL, default fields, timeouts, redirects, TLS, pool limits, logging.
+///
+/// ```swift
+/// var configuration = ClientConfiguration()
+/// configuration.baseURL = "https://api.example.test/v1/"
+/// configuration.defaultFields["Accept"] = "application/json"
+/// configuration.timeouts.total = .seconds(30)
+/// let client = HTTPClient(configuration: configuration)
+/// ```
+public struct ClientConfiguration: Sendable {
+    /// The URL that relative request URLs are resolved against (RFC 3986 §5.2), or nil for absolute URLs only.
+    /// End it with `/` when relative paths should go below it: `https://h/v1/` + `users` = `https://h/v1/users`.
+    public var baseURL: String?
+
+    /// Fields added to every request unless the request sets the same name itself. Default: a `User-Agent`,
+    /// which RFC 9110 §10.1.5 says a user agent should send.
+    public var defaultFields: HTTPFields = ["User-Agent": "HTTPWire/0.1"]
+
+    /// Timeouts for each phase of a request.
+    public var timeouts = Timeouts()
+
+    /// Which redirects are followed, and how many.
+    public var redirects = RedirectPolicy()
+
+    /// How the server's certificate is checked and which CA certificates are trusted.
+    public var tls = TLSConfiguration()
+
+    /// Connection pool limits.
+    public var pool = PoolLimits()
+
+    /// The most bytes ``HTTPClient/send(_:)`` collects into memory for one body. Default 64 MiB: large
+    /// enough for any JSON document, small enough that a hostile endless body cannot exhaust memory. Use
+    /// ``HTTPClient/stream(_:)`` or a download for larger bodies.
+    public var maxCollectedBodyBytes: Int = 64 * 1024 * 1024
+
+    /// Called with each request and response head as sent and received, credentials redacted
+    /// (the replacement for the old utilities' `debugLog`). Nil logs nothing.
+    public var logger: (@Sendable (HTTPLogEvent) -> Void)?
+
+    /// The defaults described on each property.
+    public init() {}
+
+    /// Deadlines for the phases of a request. Each expiry is reported as `HTTPWireError.timedOut(phase)`.
+    public struct Timeouts: Sendable, Hashable {
+        /// Resolving, connecting and the TLS handshake. Default 10 s, like a browser's connect timeout.
+        public var connect: Duration = .seconds(10)
+        /// The longest wait for any progress (a byte sent or received) once connected. Default 30 s.
+        public var idle: Duration = .seconds(30)
+        /// The whole request including redirects and the body, or nil for none (the default: a large
+        /// download may legitimately take hours; the idle timeout catches a stalled one).
+        public var total: Duration?
+        /// How long to wait for `100 Continue` before sending the body anyway (RFC 9110 §10.1.1 says a
+        /// client should not wait indefinitely). Default 1 s, curl's value.
+        public var expectContinue: Duration = .seconds(1)
+
+        /// The defaults described on each property.
+        public init() {}
+    }
+
+    /// Limits of the keep-alive pool.
+    public struct PoolLimits: Sendable, Hashable {
+        /// Connections open at once to one origin. Default 8: more than browsers' 6, enough to keep a
+        /// server busy without looking like an attack.
+        public var maxConnectionsPerOrigin: Int = 8
+        /// Idle connections kept per origin. Default 8.
+        public var maxIdleConnectionsPerOrigin: Int = 8
+        /// How long an idle connection is kept. Default 60 s: servers close idle connections after
+        /// 5–75 s (nginx 75 s); reusing one the server is closing fails, and is retried only when safe.
+        public var idleTimeout: Duration = .seconds(60)
+
+        /// The defaults described on each property.
+        public init() {}
+    }
+}
+
+/// One line of the client's log: a head as sent or received, with credentials redacted.
+public struct HTTPLogEvent: Sendable, Hashable, CustomStringConvertible {
+    /// What the line is about.
+    public enum Kind: String, Sendable, Hashable {
+        /// A connection was opened to an origin.
+        case connected
+        /// A pooled connection was reused.
+        case reused
+        /// A request head as written to the wire.
+        case requestHead
+        /// A response head as received (interim 1xx heads included).
+        case responseHead
+        /// A redirect is being followed.
+        case redirect
+        /// A request is retried on a new connection.
+        case retry
+    }
+
+    /// What the line is about.
+    public var kind: Kind
+    /// The text: heads are shown as on the wire, one field per line, with `Authorization`, `Cookie`,
+    /// `Set-Cookie` and `Proxy-Authorization` values replaced by `[redacted]`.
+    public var text: String
+
+    /// Creates a log event.
+    public init(kind: Kind, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    public var description: String { text }
+
+    /// Field names whose values never reach a log.
+    static let redactedNames = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    /// Renders a head's fields for the log, redacting credentials.
+    static func render(startLine: String, fields: HTTPFields) -> String {
+        var text = startLine
+        for field in fields {
+            let secret = redactedNames.contains { HTTPFields.namesMatch($0, field.name) }
+            text += "\n\(field.name): \(secret ? "[redacted]" : field.value)"
+        }
+        return text
+    }
+}
