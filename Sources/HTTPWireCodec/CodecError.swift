@@ -85,7 +85,8 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidFieldValue(let name):
             return "value of field \(ByteClasses.escapedPreview(name.utf8)) contains CR, LF, NUL or a control byte"
         case .framingFieldNotAllowed(let name):
-            return "field \(ByteClasses.escapedPreview(name.utf8)) is set from the body framing and cannot be given as a field"
+            return
+                "field \(ByteClasses.escapedPreview(name.utf8)) is set from the body framing and cannot be given as a field"
         case .invalidMethod(let method):
             return "method \"\(ByteClasses.escapedPreview(method.utf8))\" is not a token"
         case .invalidURL(let url, let reason):
