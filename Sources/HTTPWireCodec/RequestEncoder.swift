@@ -46,15 +46,17 @@ public enum RequestEncoder {
     ) throws(CodecError) {
         try validate(head.method)
         try validateTarget(head.target)
-        try validate(head.fields)
         if case .contentLength(let length) = framing, length < 0 {
             throw .invalidContentLength(String(length))
         }
-
         // One reservation for the whole head: the line, each field plus ": " and CRLF, the framing field
         // (at most "Transfer-Encoding: chunked\r\n", 28 bytes, or a 19-digit length) and the final CRLF.
         var size = head.method.rawValue.utf8.count + head.target.utf8.count + 16 + 40 + 2
-        for field in head.fields { size += field.name.utf8.count + field.value.utf8.count + 4 }
+        for field in head.fields {
+            try validate(field)
+            if isFramingFieldName(field.name) { throw .framingFieldNotAllowed(name: field.name) }
+            size += field.name.utf8.count + field.value.utf8.count + 4
+        }
         buffer.reserveCapacity(buffer.count + size)
 
         buffer.append(contentsOf: head.method.rawValue.utf8)
@@ -86,41 +88,83 @@ public enum RequestEncoder {
     public static func validate(_ fields: HTTPFields) throws(CodecError) {
         for field in fields {
             try validate(field)
-            if HTTPFields.namesMatch(field.name, "Content-Length")
-                || HTTPFields.namesMatch(field.name, "Transfer-Encoding")
-            {
-                throw .framingFieldNotAllowed(name: field.name)
-            }
+            if isFramingFieldName(field.name) { throw .framingFieldNotAllowed(name: field.name) }
         }
     }
 
     /// Checks one field's syntax: the name is a token (RFC 9110 §5.1) and the value is made of VCHAR,
     /// obs-text, SP and HTAB only (RFC 9110 §5.5).
     public static func validate(_ field: HTTPField) throws(CodecError) {
-        guard ByteClasses.isToken(field.name) else { throw .invalidFieldName(field.name) }
+        guard isToken(field.name) else { throw .invalidFieldName(field.name) }
         guard isValidFieldValue(field.value) else { throw .invalidFieldValue(name: field.name) }
     }
 
     /// Checks that a method is a token (RFC 9110 §9.1): `GET`, `PROPFIND`, never `GET /x` or `GET\r\n`.
     public static func validate(_ method: Method) throws(CodecError) {
-        guard ByteClasses.isToken(method.rawValue) else { throw .invalidMethod(method.rawValue) }
+        guard isToken(method.rawValue) else { throw .invalidMethod(method.rawValue) }
     }
 
     /// RFC 9112 §3.2: every request-target form is visible ASCII without spaces. A space would split the
     /// request line; TargetURL percent-encodes paths so that this never fires for targets it made.
     static func validateTarget(_ target: String) throws(CodecError) {
-        let isVisible = target.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
-        guard !target.isEmpty, isVisible else {
+        guard !target.isEmpty, allBytes(of: target, satisfy: { $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalidURL(target, reason: "request target must be visible ASCII without spaces")
         }
     }
 
-    /// True when every byte may appear in a field value. Scans the contiguous UTF-8 storage directly.
+    // MARK: Byte scans
+    //
+    // The encoder checks every byte of every head it writes, so these scans must cost next to nothing. They
+    // are the branch-only forms of ByteClasses' tables (a test checks all 256 bytes agree): a table behind a
+    // lazily initialised global costs a `swift_once` call per byte, which dominated encoding time.
+
+    /// True when `text` is a non-empty token (RFC 9110 §5.6.2).
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && allBytes(of: text, satisfy: isTokenByte)
+    }
+
+    /// True when every byte may appear in a field value (RFC 9110 §5.5).
     static func isValidFieldValue(_ value: String) -> Bool {
-        let scanned = value.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy(ByteClasses.isFieldValueByte)
+        allBytes(of: value, satisfy: isFieldValueByte)
+    }
+
+    /// tchar as a 128-bit set split over two words: bit `n` is set when byte `n` is a tchar. The low word
+    /// holds digits and `!#$%&'*+-.`, the high word letters and `^_`|~`.
+    private static var tokenBitsLow: UInt64 { 0x03FF_6CFA_0000_0000 }
+    private static var tokenBitsHigh: UInt64 { 0x57FF_FFFF_C7FF_FFFE }
+
+    @inline(__always)
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        if byte < 64 { return (tokenBitsLow >> byte) & 1 == 1 }
+        if byte < 128 { return (tokenBitsHigh >> (byte - 64)) & 1 == 1 }
+        return false
+    }
+
+    /// VCHAR, obs-text (0x80–0xFF), SP and HTAB; never CR, LF, NUL, other controls or DEL.
+    @inline(__always)
+    static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte >= 0x20 ? byte != 0x7F : byte == ByteClasses.tab
+    }
+
+    /// True when `predicate` holds for every UTF-8 byte of `text`, scanning the string's contiguous storage
+    /// directly (native Swift strings always have it) instead of stepping a generic UTF8View iterator.
+    @inline(__always)
+    static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
+        let scanned = text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !predicate(byte) { return false }
+            return true
         }
-        return scanned ?? value.utf8.allSatisfy(ByteClasses.isFieldValueByte)
+        return scanned ?? Array(text.utf8).allSatisfy(predicate)
+    }
+
+    /// True for `Content-Length` and `Transfer-Encoding` in any case. The length test first keeps the
+    /// common case (any other name) to one comparison.
+    static func isFramingFieldName(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 14: return HTTPFields.namesMatch(name, "Content-Length")
+        case 17: return HTTPFields.namesMatch(name, "Transfer-Encoding")
+        default: return false
+        }
     }
 
     /// Checks names and values only; for heads where framing fields are the caller's to write (the

@@ -153,6 +153,17 @@ import Testing
         #expect(buffer.isEmpty)
     }
 
+    @Test("the encoder's byte checks agree with ByteClasses for every ASCII byte")
+    func agreesWithByteClasses() {
+        for byte in UInt8(0)...0x7F {
+            let text = String(Unicode.Scalar(byte))
+            let nameAccepted = (try? RequestEncoder.validate(HTTPField(name: "A" + text, value: "v"))) != nil
+            #expect(nameAccepted == ByteClasses.isTokenByte(byte), "name byte \(byte)")
+            let valueAccepted = (try? RequestEncoder.validate(HTTPField(name: "A", value: "v" + text + "v"))) != nil
+            #expect(valueAccepted == ByteClasses.isFieldValueByte(byte), "value byte \(byte)")
+        }
+    }
+
     // MARK: Framing fields from the caller
 
     @Test(
