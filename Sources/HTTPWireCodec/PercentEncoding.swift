@@ -50,11 +50,6 @@ enum PercentEncoding {
 
     private static let upperHexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-    /// True when `byte` is unreserved (RFC 3986 §2.3).
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        unreservedTable[Int(byte)]
-    }
-
     /// Returns `text` with every byte its context does not allow written as `%XX` (uppercase hex, RFC 3986
     /// §2.1) over the UTF-8 form.
     ///

@@ -115,7 +115,7 @@ public enum RequestEncoder {
     // MARK: Byte scans
     //
     // The encoder checks every byte of every head it writes, so these scans must cost next to nothing. They
-    // are the branch-only forms of ByteClasses' tables (a test checks all 256 bytes agree): a table behind a
+    // are the branch-only forms of ByteClasses' tables (a test checks that they agree on every ASCII byte): a table behind a
     // lazily initialised global costs a `swift_once` call per byte, which dominated encoding time.
 
     /// True when `text` is a non-empty token (RFC 9110 §5.6.2).
@@ -129,7 +129,7 @@ public enum RequestEncoder {
     }
 
     /// tchar as a 128-bit set split over two words: bit `n` is set when byte `n` is a tchar. The low word
-    /// holds digits and `!#$%&'*+-.`, the high word letters and `^_`|~`.
+    /// holds digits and ! # $ % & ' * + - . ; the high word letters and ^ _ ` | ~.
     private static var tokenBitsLow: UInt64 { 0x03FF_6CFA_0000_0000 }
     private static var tokenBitsHigh: UInt64 { 0x57FF_FFFF_C7FF_FFFE }
 
