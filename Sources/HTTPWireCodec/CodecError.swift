@@ -19,6 +19,10 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidMethod(String)
     /// A URL that cannot be used for an HTTP request, with the reason.
     case invalidURL(String, reason: String)
+    /// A `Content-Length` or `Transfer-Encoding` field given by the caller. The encoder writes the framing
+    /// field from the body it is told about; a second, different one would let the two ends disagree on
+    /// where the body stops (RFC 9112 §6.3): request smuggling.
+    case framingFieldNotAllowed(name: String)
 
     // MARK: Message heads
 
@@ -80,6 +84,9 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
             return "field name \"\(ByteClasses.escapedPreview(name.utf8))\" is not a token"
         case .invalidFieldValue(let name):
             return "value of field \(ByteClasses.escapedPreview(name.utf8)) contains CR, LF, NUL or a control byte"
+        case .framingFieldNotAllowed(let name):
+            return
+                "field \(ByteClasses.escapedPreview(name.utf8)) is set from the body framing and cannot be given as a field"
         case .invalidMethod(let method):
             return "method \"\(ByteClasses.escapedPreview(method.utf8))\" is not a token"
         case .invalidURL(let url, let reason):
