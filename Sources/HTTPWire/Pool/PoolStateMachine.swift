@@ -80,6 +80,14 @@ package struct PoolStateMachine: Sendable {
         /// 1 for the first exchange on this connection, 2 for the second, …
         package var leaseNumber: Int
 
+        /// A lease record (the machine makes them; tests build the ones they expect).
+        package init(request: RequestID, connection: ConnectionID, origin: OriginKey, leaseNumber: Int) {
+            self.request = request
+            self.connection = connection
+            self.origin = origin
+            self.leaseNumber = leaseNumber
+        }
+
         /// Whether an earlier exchange used this connection. A reused connection may have been closed by the
         /// server while idle, so a failure before any response byte is retried for a replayable request.
         package var isReused: Bool { leaseNumber > 1 }
@@ -91,6 +99,12 @@ package struct PoolStateMachine: Sendable {
         package var connection: ConnectionID
         /// How many leases the connection had served when it went idle: different for every idle period.
         package var idlePeriod: Int
+
+        /// A timer token (the machine makes them; tests build the ones they expect).
+        package init(connection: ConnectionID, idlePeriod: Int) {
+            self.connection = connection
+            self.idlePeriod = idlePeriod
+        }
     }
 
     /// Why a waiting request gets no connection.
@@ -133,6 +147,14 @@ package struct PoolStateMachine: Sendable {
         package var leased = 0
         /// Requests queued for a connection.
         package var waiting = 0
+        /// Counts as given; all zero by default.
+        package init(connecting: Int = 0, idle: Int = 0, leased: Int = 0, waiting: Int = 0) {
+            self.connecting = connecting
+            self.idle = idle
+            self.leased = leased
+            self.waiting = waiting
+        }
+
         /// Connections that count against the per-origin limit.
         package var open: Int { connecting + idle + leased }
     }
