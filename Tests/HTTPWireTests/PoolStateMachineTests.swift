@@ -239,6 +239,14 @@ private func limits(_ connections: Int, idle: Int) -> Pool.Configuration {
         #expect(pool.snapshot(of: originA) == Pool.OriginSnapshot(idle: 2))
     }
 
+    @Test("limits below their minimum are raised to it")
+    func configurationClamps() {
+        let configuration = limits(0, idle: -3)
+        #expect(configuration.maxConnectionsPerOrigin == 1)
+        #expect(configuration.maxIdleConnectionsPerOrigin == 0)
+        #expect(Pool.Configuration().maxConnectionsPerOrigin == 8)
+    }
+
     @Test("an idle cap of zero turns reuse off")
     func idleCapZero() {
         var pool = Pool(configuration: limits(2, idle: 0))
@@ -261,7 +269,8 @@ private func limits(_ connections: Int, idle: Int) -> Pool.Configuration {
             ])
         _ = pool.connectionEstablished(C(2))
         _ = pool.connectionReleased(C(2), isReusable: true)
-        #expect(pool.leaseRequested(request: R(3), origin: originA) == [.enqueue(R(3), originA)])  // B's idle one is not A's
+        // B's idle connection is not A's, and A is at its limit of 1.
+        #expect(pool.leaseRequested(request: R(3), origin: originA) == [.enqueue(R(3), originA)])
         #expect(pool.snapshot(of: originB) == Pool.OriginSnapshot(idle: 1))
         #expect(pool.snapshot(of: originA) == Pool.OriginSnapshot(connecting: 1, waiting: 2))
     }

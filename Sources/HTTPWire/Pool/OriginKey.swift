@@ -41,9 +41,9 @@ public struct OriginKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Makes the key for a scheme, host and port; the host is lowercased (RFC 9110 §4.2.3).
     ///
-    /// The port must be in 1...65535: a URL parser rejects other values before a key is made.
+    /// Nothing is validated: the URL parser has already refused bad hosts and ports outside 1...65535, and a
+    /// key is only a name for a set of connections.
     public init(scheme: Scheme, host: String, port: Int) {
-        precondition((1...65535).contains(port), "origin port \(port) is outside 1...65535")
         self.scheme = scheme
         self.host = Self.asciiLowercased(host)
         self.port = port

@@ -52,33 +52,32 @@ package struct PoolStateMachine: Sendable {
     package struct Configuration: Hashable, Sendable {
         /// Connections open at once to one origin, counting those still connecting. 8 is above the 6 that
         /// browsers use and low enough not to look like an attack to a small server.
-        package var maxConnectionsPerOrigin: Int = 8
+        package let maxConnectionsPerOrigin: Int
         /// Idle connections kept per origin; 0 turns reuse off. The default keeps every connection a burst
         /// opened: the idle timeout, not this cap, is what usually reclaims them.
-        package var maxIdleConnectionsPerOrigin: Int = 8
+        package let maxIdleConnectionsPerOrigin: Int
 
         /// The defaults: 8 connections per origin, all of which may stay idle.
-        package init() {}
+        package init() { self.init(maxConnectionsPerOrigin: 8, maxIdleConnectionsPerOrigin: 8) }
 
-        /// Explicit limits (`maxConnectionsPerOrigin` at least 1, `maxIdleConnectionsPerOrigin` at least 0).
+        /// Explicit limits. A pool needs at least one connection per origin and cannot keep fewer than zero
+        /// idle, so smaller values are raised to 1 and 0 (a configuration typo must not crash a client).
         package init(maxConnectionsPerOrigin: Int, maxIdleConnectionsPerOrigin: Int) {
-            precondition(maxConnectionsPerOrigin >= 1, "maxConnectionsPerOrigin \(maxConnectionsPerOrigin) < 1")
-            precondition(maxIdleConnectionsPerOrigin >= 0, "maxIdleConnectionsPerOrigin < 0")
-            self.maxConnectionsPerOrigin = maxConnectionsPerOrigin
-            self.maxIdleConnectionsPerOrigin = maxIdleConnectionsPerOrigin
+            self.maxConnectionsPerOrigin = max(1, maxConnectionsPerOrigin)
+            self.maxIdleConnectionsPerOrigin = max(0, maxIdleConnectionsPerOrigin)
         }
     }
 
     /// A connection handed to a request, with the reuse bookkeeping the client needs for retries.
     package struct Lease: Hashable, Sendable {
         /// The request being served.
-        package var request: RequestID
+        package let request: RequestID
         /// The connection it may use until it reports `connectionReleased`.
-        package var connection: ConnectionID
+        package let connection: ConnectionID
         /// The connection's origin.
-        package var origin: OriginKey
+        package let origin: OriginKey
         /// 1 for the first exchange on this connection, 2 for the second, …
-        package var leaseNumber: Int
+        package let leaseNumber: Int
 
         /// A lease record (the machine makes them; tests build the ones they expect).
         package init(request: RequestID, connection: ConnectionID, origin: OriginKey, leaseNumber: Int) {
@@ -96,9 +95,9 @@ package struct PoolStateMachine: Sendable {
     /// The token for one idle period of one connection; `idleTimeoutFired` with an older token is stale.
     package struct IdleTimer: Hashable, Sendable {
         /// The idle connection.
-        package var connection: ConnectionID
+        package let connection: ConnectionID
         /// How many leases the connection had served when it went idle: different for every idle period.
-        package var idlePeriod: Int
+        package let idlePeriod: Int
 
         /// A timer token (the machine makes them; tests build the ones they expect).
         package init(connection: ConnectionID, idlePeriod: Int) {
@@ -161,7 +160,7 @@ package struct PoolStateMachine: Sendable {
 
     /// The pool's life cycle.
     private enum State: Hashable, Sendable {
-        /// Serving leases. Next: shuttingDown, shutDown (when nothing is open at shutdown).
+        /// Serving leases. Next: shuttingDown (which completes at once when nothing is open).
         case running
         /// No new leases; busy and connecting connections are closed as they report in. Next: shutDown.
         case shuttingDown
