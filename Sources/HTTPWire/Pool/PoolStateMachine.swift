@@ -1,0 +1,465 @@
+// PoolStateMachine: which connection serves which request, when to open one, when to close one.
+// Pool layer, sans-IO: it owns no socket, reads no clock and starts no timer. Its owner (ConnectionPool)
+// feeds it facts — a lease was asked for, a connection came up, a timer fired — and performs the actions it
+// returns, in order. It must not know about HTTP parsing, TLS or errno.
+//
+// The rules, per origin (RFC 9110 §4.3.1: scheme, host, port):
+// - At most `maxConnectionsPerOrigin` connections exist at once (connecting + idle + leased). Requests beyond
+//   that wait in a first-in, first-out queue; the connection that frees up next serves the oldest waiter.
+// - An idle connection is reused before a new one is opened, the most recently used first: it is the one
+//   least likely to have been closed by the server's own idle timeout (Go's net/http does the same).
+// - At most `maxIdleConnectionsPerOrigin` connections stay idle; past that the least recently used one is
+//   closed. (Go's `tryPutIdleConn` closes the returning one instead; we keep it, as it is the fresher.)
+// - Each idle period gets its own timer token, so a timer that fires after the connection was leased and
+//   parked again is recognised as stale and ignored.
+
+/// The connection pool's decisions, as a pure state machine: events in, actions out.
+///
+/// ```swift
+/// var machine = PoolStateMachine()
+/// let origin = OriginKey(scheme: .https, host: "example.test")
+/// machine.leaseRequested(request: .init(1), origin: origin)
+/// // [.enqueue(request 1, origin), .createConnection(connection 1, origin)]
+/// machine.connectionEstablished(.init(1))
+/// // [.lease(Lease(request: 1, connection: 1, leaseNumber: 1))]
+/// machine.connectionReleased(.init(1), isReusable: true)
+/// // [.scheduleIdleTimeout(IdleTimer(connection: 1, idlePeriod: 1))]
+/// ```
+///
+/// Connection IDs are assigned by the machine (1, 2, 3, …, never reused), so it can ask for a connection
+/// without a round trip; request IDs are assigned by the owner, which keys its waiting continuations by them.
+package struct PoolStateMachine: Sendable {
+    /// A connection's identity, assigned by the machine in `.createConnection`; never reused.
+    package struct ConnectionID: Hashable, Comparable, Sendable, CustomStringConvertible {
+        /// The sequence number, starting at 1.
+        package let rawValue: Int
+        /// Wraps a sequence number (tests name the connections they expect).
+        package init(_ rawValue: Int) { self.rawValue = rawValue }
+        package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+        package var description: String { "connection \(rawValue)" }
+    }
+
+    /// A lease request's identity, chosen by the owner; unique among the requests waiting at one time.
+    package struct RequestID: Hashable, Sendable, CustomStringConvertible {
+        /// The owner's number for the request.
+        package let rawValue: Int
+        /// Wraps the owner's number.
+        package init(_ rawValue: Int) { self.rawValue = rawValue }
+        package var description: String { "request \(rawValue)" }
+    }
+
+    /// The limits the machine enforces, per origin.
+    package struct Configuration: Hashable, Sendable {
+        /// Connections open at once to one origin, counting those still connecting. 8 is above the 6 that
+        /// browsers use and low enough not to look like an attack to a small server.
+        package let maxConnectionsPerOrigin: Int
+        /// Idle connections kept per origin; 0 turns reuse off. The default keeps every connection a burst
+        /// opened: the idle timeout, not this cap, is what usually reclaims them.
+        package let maxIdleConnectionsPerOrigin: Int
+
+        /// The defaults: 8 connections per origin, all of which may stay idle.
+        package init() { self.init(maxConnectionsPerOrigin: 8, maxIdleConnectionsPerOrigin: 8) }
+
+        /// Explicit limits. A pool needs at least one connection per origin and cannot keep fewer than zero
+        /// idle, so smaller values are raised to 1 and 0 (a configuration typo must not crash a client).
+        package init(maxConnectionsPerOrigin: Int, maxIdleConnectionsPerOrigin: Int) {
+            self.maxConnectionsPerOrigin = max(1, maxConnectionsPerOrigin)
+            self.maxIdleConnectionsPerOrigin = max(0, maxIdleConnectionsPerOrigin)
+        }
+    }
+
+    /// A connection handed to a request, with the reuse bookkeeping the client needs for retries.
+    package struct Lease: Hashable, Sendable {
+        /// The request being served.
+        package let request: RequestID
+        /// The connection it may use until it reports `connectionReleased`.
+        package let connection: ConnectionID
+        /// The connection's origin.
+        package let origin: OriginKey
+        /// 1 for the first exchange on this connection, 2 for the second, …
+        package let leaseNumber: Int
+
+        /// A lease record (the machine makes them; tests build the ones they expect).
+        package init(request: RequestID, connection: ConnectionID, origin: OriginKey, leaseNumber: Int) {
+            self.request = request
+            self.connection = connection
+            self.origin = origin
+            self.leaseNumber = leaseNumber
+        }
+
+        /// Whether an earlier exchange used this connection. A reused connection may have been closed by the
+        /// server while idle, so a failure before any response byte is retried for a replayable request.
+        package var isReused: Bool { leaseNumber > 1 }
+    }
+
+    /// The token for one idle period of one connection; `idleTimeoutFired` with an older token is stale.
+    package struct IdleTimer: Hashable, Sendable {
+        /// The idle connection.
+        package let connection: ConnectionID
+        /// How many leases the connection had served when it went idle: different for every idle period.
+        package let idlePeriod: Int
+
+        /// A timer token (the machine makes them; tests build the ones they expect).
+        package init(connection: ConnectionID, idlePeriod: Int) {
+            self.connection = connection
+            self.idlePeriod = idlePeriod
+        }
+    }
+
+    /// Why a waiting request gets no connection.
+    package enum LeaseFailure: Hashable, Sendable {
+        /// The connection attempt made for the origin failed; the owner reports the error it holds.
+        case connectFailed
+        /// The pool is shutting down.
+        case poolShutDown
+        /// The owner asked with `leaseCancelled`; report Swift's `CancellationError`.
+        case cancelled
+    }
+
+    /// What the owner must do, in the order returned.
+    package enum Action: Hashable, Sendable {
+        /// Keep the request waiting: it is queued for its origin and will get `.lease` or `.failLease`.
+        case enqueue(RequestID, OriginKey)
+        /// Hand the connection to the request.
+        case lease(Lease)
+        /// Open a connection to the origin and report `connectionEstablished` or `connectionFailed`.
+        case createConnection(ConnectionID, OriginKey)
+        /// Start the idle timer; when it fires, report `idleTimeoutFired` with this token.
+        case scheduleIdleTimeout(IdleTimer)
+        /// Cancel the idle timer (if it fires anyway, the machine ignores it).
+        case cancelIdleTimeout(IdleTimer)
+        /// Close the connection; the machine has forgotten it.
+        case closeConnection(ConnectionID)
+        /// Resume the waiting request with a failure.
+        case failLease(RequestID, LeaseFailure)
+        /// Shutdown finished: no connection and no waiter is left.
+        case shutdownComplete
+    }
+
+    /// How many connections and waiters one origin has; for tests, metrics and debugging.
+    package struct OriginSnapshot: Hashable, Sendable {
+        /// Connections being opened.
+        package var connecting = 0
+        /// Connections parked, waiting for a lease.
+        package var idle = 0
+        /// Connections carrying an exchange.
+        package var leased = 0
+        /// Requests queued for a connection.
+        package var waiting = 0
+        /// Counts as given; all zero by default.
+        package init(connecting: Int = 0, idle: Int = 0, leased: Int = 0, waiting: Int = 0) {
+            self.connecting = connecting
+            self.idle = idle
+            self.leased = leased
+            self.waiting = waiting
+        }
+
+        /// Connections that count against the per-origin limit.
+        package var open: Int { connecting + idle + leased }
+    }
+
+    /// The pool's life cycle.
+    private enum State: Hashable, Sendable {
+        /// Serving leases. Next: shuttingDown (which completes at once when nothing is open).
+        case running
+        /// No new leases; busy and connecting connections are closed as they report in. Next: shutDown.
+        case shuttingDown
+        /// Nothing left; every lease request fails. Terminal.
+        case shutDown
+    }
+
+    /// One connection's state.
+    private enum ConnectionState: Hashable, Sendable {
+        /// Being opened (TCP, TLS). Next: leased, idle (established), forgotten (failed, or shutting down).
+        case connecting
+        /// Parked for reuse. Next: leased, forgotten (timeout, peer closed, evicted, shutdown).
+        case idle(IdleTimer)
+        /// Carrying one exchange. Next: leased (straight to a waiter), idle, forgotten (not reusable).
+        case leased(RequestID)
+    }
+
+    private struct Connection: Sendable {
+        let origin: OriginKey
+        var state: ConnectionState
+        var leaseCount = 0
+    }
+
+    /// The per-origin bookkeeping. Invariant: `waiters` and `idle` are never both non-empty.
+    private struct OriginQueue: Sendable {
+        /// Oldest first. `removeFirst` is O(n), fine for queues of hundreds.
+        var waiters: [RequestID] = []
+        /// Least recently used first: leases take the last, the idle cap evicts the first.
+        var idle: [ConnectionID] = []
+        var connecting = 0
+        var leased = 0
+        var open: Int { connecting + idle.count + leased }
+    }
+
+    private var state: State = .running
+    private let configuration: Configuration
+    private var connections: [ConnectionID: Connection] = [:]
+    private var origins: [OriginKey: OriginQueue] = [:]
+    private var waitingOrigin: [RequestID: OriginKey] = [:]
+    private var lastConnectionNumber = 0
+
+    /// A running pool with the given limits.
+    package init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: Events
+
+    /// A request wants a connection to `origin`.
+    ///
+    /// Returns `.cancelIdleTimeout` + `.lease` when an idle connection exists (the most recently used),
+    /// otherwise `.enqueue`, followed by `.createConnection` when the origin is under its limit and has fewer
+    /// connections on the way than waiters. After shutdown: `.failLease(request, .poolShutDown)`.
+    package mutating func leaseRequested(request: RequestID, origin: OriginKey) -> [Action] {
+        switch state {
+        case .shuttingDown, .shutDown:
+            return [.failLease(request, .poolShutDown)]
+        case .running:
+            break
+        }
+        precondition(waitingOrigin[request] == nil, "\(request) is already waiting, state \(state)")
+        if let id = origins[origin]?.idle.popLast() {
+            guard case .idle(let timer) = connections[id]?.state else {
+                preconditionFailure("\(id) is listed idle but is \(String(describing: connections[id]?.state))")
+            }
+            return [.cancelIdleTimeout(timer), lease(id, to: request)]
+        }
+        origins[origin, default: OriginQueue()].waiters.append(request)
+        waitingOrigin[request] = origin
+        return [.enqueue(request, origin)] + createConnectionsIfNeeded(for: origin)
+    }
+
+    /// A connection asked for with `.createConnection` is ready: the oldest waiter gets it, or it is parked.
+    package mutating func connectionEstablished(_ id: ConnectionID) -> [Action] {
+        let origin = expectConnection(id, in: .connecting)
+        origins[origin, default: OriginQueue()].connecting -= 1
+        switch state {
+        case .running:
+            return serveOrPark(id, origin: origin)
+        case .shuttingDown:
+            forget(id)
+            return [.closeConnection(id)] + completeShutdownIfDone()
+        case .shutDown:
+            preconditionFailure("\(id) established after shutdown completed")
+        }
+    }
+
+    /// A connection attempt failed.
+    ///
+    /// The oldest waiter of the origin gets `.failLease(_, .connectFailed)`; the others keep waiting, and a
+    /// new attempt starts for them if the origin is now short of connections. Each failed attempt fails one
+    /// waiter, so a dead host fails every waiter after one attempt each, instead of failing all of them on one
+    /// perhaps transient error, or retrying forever.
+    package mutating func connectionFailed(_ id: ConnectionID) -> [Action] {
+        let origin = expectConnection(id, in: .connecting)
+        origins[origin, default: OriginQueue()].connecting -= 1
+        forget(id)
+        switch state {
+        case .running:
+            guard let request = origins[origin]?.waiters.first else {
+                dropOriginIfUnused(origin)
+                return []
+            }
+            origins[origin, default: OriginQueue()].waiters.removeFirst()
+            waitingOrigin[request] = nil
+            let actions = [Action.failLease(request, .connectFailed)] + createConnectionsIfNeeded(for: origin)
+            dropOriginIfUnused(origin)
+            return actions
+        case .shuttingDown:
+            return completeShutdownIfDone()
+        case .shutDown:
+            preconditionFailure("\(id) failed after shutdown completed")
+        }
+    }
+
+    /// The exchange on a leased connection is over. `isReusable` is the exchange machine's verdict.
+    ///
+    /// Reusable: the oldest waiter gets it, or it is parked with `.scheduleIdleTimeout`. Not reusable:
+    /// `.closeConnection`, then `.createConnection` if waiters remain and the origin is now under its limit.
+    package mutating func connectionReleased(_ id: ConnectionID, isReusable: Bool) -> [Action] {
+        let origin = expectConnection(id, in: .leased)
+        origins[origin, default: OriginQueue()].leased -= 1
+        switch state {
+        case .running where isReusable:
+            return serveOrPark(id, origin: origin)
+        case .running:
+            forget(id)
+            let actions = [Action.closeConnection(id)] + createConnectionsIfNeeded(for: origin)
+            dropOriginIfUnused(origin)
+            return actions
+        case .shuttingDown:
+            forget(id)
+            return [.closeConnection(id)] + completeShutdownIfDone()
+        case .shutDown:
+            preconditionFailure("\(id) released after shutdown completed")
+        }
+    }
+
+    /// The owner saw an idle connection close (end of stream, or unexpected bytes: RFC 9112 §9.8 lets a
+    /// server close an idle connection at any time, and a response nobody asked for means it is unusable).
+    ///
+    /// Only idle connections are watched by the pool; for a connecting or leased one this is ignored (its
+    /// own driver reports the failure through `connectionFailed` or `connectionReleased`), as is an unknown
+    /// one (already closed). For an idle one: `.cancelIdleTimeout`, `.closeConnection` (release our end).
+    package mutating func connectionClosed(_ id: ConnectionID) -> [Action] {
+        guard let connection = connections[id], case .idle(let timer) = connection.state else { return [] }
+        // No waiter can exist while a connection of the origin is idle, so there is nobody to open one for.
+        removeIdle(id, origin: connection.origin)
+        forget(id)
+        dropOriginIfUnused(connection.origin)
+        return [.cancelIdleTimeout(timer), .closeConnection(id)]
+    }
+
+    /// An idle timer fired. Closes the connection if it is still in the idle period the timer was set for;
+    /// a timer for an earlier idle period, or for a connection already gone, is stale and ignored.
+    package mutating func idleTimeoutFired(_ timer: IdleTimer) -> [Action] {
+        guard let connection = connections[timer.connection], connection.state == .idle(timer) else { return [] }
+        removeIdle(timer.connection, origin: connection.origin)
+        forget(timer.connection)
+        dropOriginIfUnused(connection.origin)
+        return [.closeConnection(timer.connection)]
+    }
+
+    /// The request no longer wants a connection (its task was cancelled, or it timed out while queued).
+    ///
+    /// A queued request is removed and gets `.failLease(_, .cancelled)`. A request already served, or unknown,
+    /// gets nothing: the owner already resumed it with its lease and must release that connection normally.
+    package mutating func leaseCancelled(_ request: RequestID) -> [Action] {
+        guard let origin = waitingOrigin.removeValue(forKey: request) else { return [] }
+        origins[origin, default: OriginQueue()].waiters.removeAll { $0 == request }
+        dropOriginIfUnused(origin)
+        return [.failLease(request, .cancelled)]
+    }
+
+    /// Closes the pool: every waiter fails, every idle connection closes now, busy ones as they are released
+    /// and connecting ones as they report in; `.shutdownComplete` comes when nothing is left. Idempotent.
+    package mutating func shutdownRequested() -> [Action] {
+        switch state {
+        case .shuttingDown, .shutDown:
+            return []
+        case .running:
+            state = .shuttingDown
+        }
+        var actions: [Action] = []
+        for origin in origins.keys.sorted(by: { $0.description < $1.description }) {
+            for request in origins[origin]?.waiters ?? [] {
+                actions.append(.failLease(request, .poolShutDown))
+            }
+            origins[origin]?.waiters = []
+        }
+        waitingOrigin = [:]
+        for id in connections.keys.sorted() {
+            guard let connection = connections[id], case .idle(let timer) = connection.state else { continue }
+            removeIdle(id, origin: connection.origin)
+            forget(id)
+            actions += [.cancelIdleTimeout(timer), .closeConnection(id)]
+        }
+        return actions + completeShutdownIfDone()
+    }
+
+    // MARK: Queries
+
+    /// The counts for one origin (all zero for an origin the pool does not know).
+    package func snapshot(of origin: OriginKey) -> OriginSnapshot {
+        guard let queue = origins[origin] else { return OriginSnapshot() }
+        return OriginSnapshot(
+            connecting: queue.connecting, idle: queue.idle.count, leased: queue.leased, waiting: queue.waiters.count)
+    }
+
+    /// Whether shutdown has completed.
+    package var isShutDown: Bool { state == .shutDown }
+
+    // MARK: Transitions
+
+    /// Hands `id` (just established or released reusable) to the oldest waiter, or parks it.
+    private mutating func serveOrPark(_ id: ConnectionID, origin: OriginKey) -> [Action] {
+        if let request = origins[origin]?.waiters.first {
+            origins[origin, default: OriginQueue()].waiters.removeFirst()
+            waitingOrigin[request] = nil
+            return [lease(id, to: request)]
+        }
+        guard configuration.maxIdleConnectionsPerOrigin > 0 else {
+            forget(id)
+            dropOriginIfUnused(origin)
+            return [.closeConnection(id)]
+        }
+        var actions: [Action] = []
+        if let queue = origins[origin], queue.idle.count >= configuration.maxIdleConnectionsPerOrigin,
+            let oldest = queue.idle.first, case .idle(let oldTimer) = connections[oldest]?.state
+        {
+            removeIdle(oldest, origin: origin)
+            forget(oldest)
+            actions += [.cancelIdleTimeout(oldTimer), .closeConnection(oldest)]
+        }
+        let timer = IdleTimer(connection: id, idlePeriod: connections[id]?.leaseCount ?? 0)
+        connections[id]?.state = .idle(timer)
+        origins[origin, default: OriginQueue()].idle.append(id)
+        return actions + [.scheduleIdleTimeout(timer)]
+    }
+
+    /// Marks `id` leased to `request` and counts the lease.
+    private mutating func lease(_ id: ConnectionID, to request: RequestID) -> Action {
+        guard var connection = connections[id] else { preconditionFailure("leasing unknown \(id)") }
+        connection.leaseCount += 1
+        connection.state = .leased(request)
+        connections[id] = connection
+        origins[connection.origin, default: OriginQueue()].leased += 1
+        return .lease(
+            Lease(request: request, connection: id, origin: connection.origin, leaseNumber: connection.leaseCount))
+    }
+
+    /// Opens connections while the origin has more waiters than connections on the way and room under its limit.
+    private mutating func createConnectionsIfNeeded(for origin: OriginKey) -> [Action] {
+        guard state == .running, var queue = origins[origin] else { return [] }
+        var actions: [Action] = []
+        while queue.connecting < queue.waiters.count && queue.open < configuration.maxConnectionsPerOrigin {
+            lastConnectionNumber += 1
+            let id = ConnectionID(lastConnectionNumber)
+            connections[id] = Connection(origin: origin, state: .connecting)
+            queue.connecting += 1
+            actions.append(.createConnection(id, origin))
+        }
+        origins[origin] = queue
+        return actions
+    }
+
+    /// Returns the origin of `id`, which the owner says is in `expected`; anything else is the owner's bug.
+    private func expectConnection(_ id: ConnectionID, in expected: ExpectedState) -> OriginKey {
+        guard let connection = connections[id] else {
+            preconditionFailure("\(id) is unknown (expected \(expected)), pool \(state)")
+        }
+        switch (expected, connection.state) {
+        case (.connecting, .connecting), (.leased, .leased): return connection.origin
+        case (.connecting, .idle), (.connecting, .leased), (.leased, .connecting), (.leased, .idle):
+            preconditionFailure("\(id) is \(connection.state), expected \(expected), pool \(state)")
+        }
+    }
+
+    private enum ExpectedState { case connecting, leased }
+
+    private mutating func removeIdle(_ id: ConnectionID, origin: OriginKey) {
+        origins[origin]?.idle.removeAll { $0 == id }
+    }
+
+    /// Drops `id` from the table; its origin's counters must already exclude it.
+    private mutating func forget(_ id: ConnectionID) {
+        connections[id] = nil
+    }
+
+    /// Frees the bookkeeping of an origin with nothing open and nobody waiting, so many one-off origins do not
+    /// accumulate.
+    private mutating func dropOriginIfUnused(_ origin: OriginKey) {
+        if let queue = origins[origin], queue.open == 0, queue.waiters.isEmpty { origins[origin] = nil }
+    }
+
+    private mutating func completeShutdownIfDone() -> [Action] {
+        guard state == .shuttingDown, connections.isEmpty else { return [] }
+        state = .shutDown
+        origins = [:]
+        return [.shutdownComplete]
+    }
+}
