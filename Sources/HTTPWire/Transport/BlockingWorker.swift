@@ -1,0 +1,104 @@
+// BlockingWorker: a small fixed set of threads for calls that block (transport layer).
+//
+// `getaddrinfo` can take seconds and reading or writing a file can wait on a disk; neither has a readiness
+// event the reactor could wait for. They run here instead, on dedicated threads outside Swift's cooperative
+// pool, and their results come back through a continuation. A cancelled or timed-out caller is resumed at
+// once; the blocking call still finishes in the background and its result is dropped. This file knows
+// nothing about DNS or files: it runs closures.
+
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs blocking closures on dedicated threads and hands the result back to the awaiting task.
+///
+/// ```swift
+/// let addresses = try await BlockingWorker.shared.run { try lookUp(host) }   // getaddrinfo off the pool
+/// ```
+package final class BlockingWorker: Sendable {
+    /// One queued closure and the continuation waiting for it.
+    private final class Job: Sendable {
+        /// Where a job is. Next: created → waiting → finished, or created → finished (cancelled first).
+        enum State {
+            case created
+            case waiting(CheckedContinuation<any Sendable, any Error>)
+            case finished
+        }
+        let work: @Sendable () throws -> any Sendable
+        let state = Mutex(State.created)
+
+        init(work: @escaping @Sendable () throws -> any Sendable) { self.work = work }
+
+        /// Resumes the waiting task with `result` unless something else already did.
+        func finish(_ result: Result<any Sendable, any Error>) {
+            let continuation: CheckedContinuation<any Sendable, any Error>? = state.withLock { state in
+                switch state {
+                case .created:
+                    state = .finished
+                    return nil
+                case .waiting(let continuation):
+                    state = .finished
+                    return continuation
+                case .finished:
+                    return nil
+                }
+            }
+            continuation?.resume(with: result)
+        }
+    }
+
+    /// The shared worker: two threads, so one slow DNS lookup does not hold up a file read.
+    package static let shared = BlockingWorker(threadCount: 2)
+
+    private let queue = Mutex<[Job]>([])
+    /// Counts queued jobs; threads sleep on it. Allocated once, never freed (the worker lives forever).
+    private nonisolated(unsafe) let available: UnsafeMutablePointer<sem_t>
+
+    private init(threadCount: Int) {
+        available = .allocate(capacity: 1)
+        sem_init(available, 0, 0)
+        for index in 0..<threadCount {
+            SystemThread.start(name: "httpwire-work\(index)") { [self] in serve() }
+        }
+    }
+
+    /// Runs `work` on a worker thread and returns its result. Throws `CancellationError` as soon as the
+    /// calling task is cancelled (the work itself runs to completion and its result is dropped).
+    package func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        let job = Job(work: { try work() })
+        let result = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let isCancelled = job.state.withLock { state in
+                    guard case .created = state else { return true }
+                    state = .waiting(continuation)
+                    return false
+                }
+                if isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    queue.withLock { $0.append(job) }
+                    sem_post(available)
+                }
+            }
+        } onCancel: {
+            job.finish(.failure(CancellationError()))
+        }
+        guard let value = result as? Value else {
+            preconditionFailure("blocking worker returned \(type(of: result)) instead of \(Value.self)")
+        }
+        return value
+    }
+
+    /// A worker thread's loop.
+    private func serve() {
+        while true {
+            while sem_wait(available) != 0 {}  // EINTR: wait again
+            let job = queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            guard let job else { continue }
+            if case .finished = job.state.withLock({ $0 }) { continue }  // cancelled while queued
+            job.finish(Result { try job.work() })
+        }
+    }
+}

@@ -1,0 +1,283 @@
+// Reactor: the one thread that owns every descriptor HTTPWire waits on (transport layer).
+//
+// Async code never makes a system call on a socket itself. It packages the non-blocking call as a
+// `ReactorOperation` and submits it; the reactor thread attempts it *at once* (most reads of a response
+// that has arrived, and most writes, finish on that first attempt, with no `epoll_wait` and no
+// `epoll_ctl`), and only when the call reports `EAGAIN` parks the operation until `epoll_wait` says the
+// descriptor is ready. Because one thread makes every call, an `SSL*` is never touched by two threads,
+// and a descriptor is never closed while another thread is inside `recv` on it.
+//
+// Edge-triggered epoll: a descriptor is added once, for input and output, the first time an operation on it
+// has to wait, and never modified afterwards (no `epoll_ctl` per operation). Edge triggering is safe here
+// because an operation always attempts its call before it waits, so it only ever waits after an `EAGAIN`,
+// and an edge follows every `EAGAIN`. An eventfd (level-triggered) wakes the loop when work arrives while it
+// sleeps; submitters write it only when the loop said it was going to sleep.
+//
+// Cancellation and deadlines end a wait from this thread too: the descriptor is closed (its other pending
+// operations fail with the same error) and the awaiting task resumes with `CancellationError` or
+// `HTTPWireError.timedOut(phase)`. This file must not know about TLS, HTTP or addresses.
+
+import CSystem
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The event loop: one thread, one epoll set, every socket of the process.
+///
+/// ```swift
+/// let count = try await Reactor.shared.perform(on: socket, deadline: deadline) {
+///     switch try Syscall.run("recv", { recv(socket.rawValue, pointer, capacity, 0) }) {
+///     case .done(let count): return .finished(count)
+///     case .wouldBlock: return .wait(.readable)
+///     }
+/// }
+/// ```
+package final class Reactor: Sendable {
+    /// Work handed to the reactor thread.
+    private enum Command {
+        case submit(AnyReactorOperation)
+        case cancel(AnyReactorOperation)
+        case close(FileDescriptor, cleanup: (@Sendable () -> Void)?, done: CheckedContinuation<Void, Never>?)
+    }
+
+    /// The submission queue shared between submitters and the loop.
+    private struct Inbox: ~Copyable {
+        var commands: [Command] = []
+        /// True while the loop is (about to be) inside `epoll_wait` with an empty queue.
+        var isSleeping = false
+    }
+
+    /// The reactor every HTTPWire connection uses; its thread starts on first use.
+    package static let shared = Reactor()
+
+    private let epollDescriptor: Int32
+    private let wakeDescriptor: Int32
+    private let inbox = Mutex(Inbox())
+
+    private init() {
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        // Without epoll or eventfd no socket can be served at all; this only fails when the process is out
+        // of descriptors at start-up, which no caller could recover from.
+        precondition(epoll >= 0 && wake >= 0, "reactor start-up failed: errno \(errno)")
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wake
+        precondition(epoll_ctl(epoll, EPOLL_CTL_ADD, wake, &event) == 0, "reactor eventfd registration failed")
+        epollDescriptor = epoll
+        wakeDescriptor = wake
+        SystemThread.start(name: "httpwire-reactor") { [self] in
+            run(ReactorLoop(epollDescriptor: epoll, wakeDescriptor: wake))
+        }
+    }
+
+    /// Runs `body` on the reactor thread, at once and again whenever the descriptor shows the readiness the
+    /// body asked for, until it finishes. Cancellation of the calling task, or `deadline` passing, closes
+    /// `descriptor` and throws `CancellationError` or `HTTPWireError.timedOut(deadline.phase)`.
+    /// `body` may only make non-blocking calls; it runs on the reactor thread.
+    package func perform<Value: Sendable>(
+        on descriptor: FileDescriptor?, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
+    ) async throws -> Value {
+        let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                operation.continuation = continuation
+                enqueue(.submit(operation))
+            }
+        } onCancel: {
+            // Both commands travel through the same queue; the reactor copes with either order.
+            enqueue(.cancel(operation))
+        }
+    }
+
+    /// Waits until `deadline` passes, then throws `HTTPWireError.timedOut(deadline.phase)`; cancellable.
+    /// Used to bound waits that are not on a descriptor, such as a DNS lookup on the blocking worker.
+    package func sleep(until deadline: Deadline) async throws -> Never {
+        let _: Int = try await perform(on: nil, deadline: deadline) { .wait(.deadlineOnly) }
+        preconditionFailure("a deadline-only reactor operation finished without an error")
+    }
+
+    /// Closes `descriptor` on the reactor thread after running `cleanup` there (a TLS close_notify, say);
+    /// operations still waiting on it fail with `CancellationError`. Returns once the descriptor is closed.
+    package func close(_ descriptor: FileDescriptor, cleanup: (@Sendable () -> Void)? = nil) async {
+        await withCheckedContinuation { continuation in
+            enqueue(.close(descriptor, cleanup: cleanup, done: continuation))
+        }
+    }
+
+    /// `close(_:cleanup:)` without waiting for it, for `deinit`.
+    package func closeEventually(_ descriptor: FileDescriptor, cleanup: (@Sendable () -> Void)? = nil) {
+        enqueue(.close(descriptor, cleanup: cleanup, done: nil))
+    }
+
+    private func enqueue(_ command: Command) {
+        let mustWake = inbox.withLock { inbox in
+            inbox.commands.append(command)
+            guard inbox.isSleeping else { return false }
+            inbox.isSleeping = false
+            return true
+        }
+        if mustWake {
+            var one: UInt64 = 1
+            _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+        }
+    }
+
+    /// The loop itself: runs forever on the reactor thread.
+    private func run(_ loop: ReactorLoop) {
+        let capacity: Int32 = 512
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
+        var batch: [Command] = []
+        batch.reserveCapacity(64)
+        while true {
+            inbox.withLock { inbox in
+                swap(&batch, &inbox.commands)
+                if batch.isEmpty { inbox.isSleeping = true }
+            }
+            let hadCommands = !batch.isEmpty
+            for command in batch {
+                switch command {
+                case .submit(let operation): loop.submit(operation)
+                case .cancel(let operation): loop.cancel(operation)
+                case .close(let descriptor, let cleanup, let done):
+                    cleanup?()
+                    loop.close(descriptor, failing: CancellationError())
+                    done?.resume()
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+            // With commands just handled, only poll: more may be queued. Otherwise sleep until the next deadline.
+            let timeout = hadCommands ? 0 : loop.millisecondsUntilNextDeadline()
+            let count = epoll_wait(epollDescriptor, events, capacity, timeout)
+            if !hadCommands { inbox.withLock { $0.isSleeping = false } }
+            for index in 0..<Int(max(count, 0)) {
+                let event = events[index]
+                if event.data.fd == wakeDescriptor {
+                    var value: UInt64 = 0
+                    _ = read(wakeDescriptor, &value, MemoryLayout<UInt64>.size)
+                } else {
+                    loop.descriptorBecameReady(event.data.fd, events: event.events)
+                }
+            }
+            loop.expireDeadlines()
+        }
+    }
+}
+
+/// The reactor thread's private state: who waits on which descriptor, and the deadlines.
+private final class ReactorLoop {
+    let epollDescriptor: Int32
+    let wakeDescriptor: Int32
+    /// Operations parked until their descriptor is ready, by descriptor number.
+    private var waiting: [Int32: [AnyReactorOperation]] = [:]
+    private var deadlines = DeadlineHeap()
+
+    init(epollDescriptor: Int32, wakeDescriptor: Int32) {
+        self.epollDescriptor = epollDescriptor
+        self.wakeDescriptor = wakeDescriptor
+    }
+
+    func submit(_ operation: AnyReactorOperation) {
+        if operation.isCancelRequested {
+            // Cancellation overtook the operation: it never runs, and the descriptor closes as for any cancel.
+            fail(operation, with: CancellationError())
+            return
+        }
+        if let descriptor = operation.descriptor, !descriptor.isOpen {
+            operation.fail(CancellationError())
+            return
+        }
+        guard let interest = operation.attempt() else { return }
+        park(operation, until: interest)
+    }
+
+    func cancel(_ operation: AnyReactorOperation) {
+        switch operation.state {
+        case .created: operation.isCancelRequested = true
+        case .waiting: fail(operation, with: CancellationError())
+        case .finished: break
+        }
+    }
+
+    /// Ends a waiting operation: closes its descriptor (failing every operation on it) and resumes it.
+    private func fail(_ operation: AnyReactorOperation, with error: any Error) {
+        if let descriptor = operation.descriptor { close(descriptor, failing: error) }
+        operation.fail(error)
+    }
+
+    private func park(_ operation: AnyReactorOperation, until interest: Interest) {
+        operation.state = .waiting(interest)
+        if operation.deadline.hasPassed {
+            fail(operation, with: HTTPWireError.timedOut(operation.deadline.phase))
+            return
+        }
+        if let descriptor = operation.descriptor {
+            if interest != .deadlineOnly && !descriptor.isRegisteredWithReactor {
+                var event = epoll_event()
+                event.events = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+                event.data.fd = descriptor.rawValue
+                do {
+                    _ = try Syscall.runOnce("epoll_ctl") {
+                        epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor.rawValue, &event)
+                    }
+                } catch {
+                    operation.fail(error)
+                    return
+                }
+                descriptor.isRegisteredWithReactor = true
+            }
+            waiting[descriptor.rawValue, default: []].append(operation)
+        }
+        if !operation.deadline.isNever { deadlines.push(operation) }
+    }
+
+    func descriptorBecameReady(_ number: Int32, events: UInt32) {
+        guard var operations = waiting.removeValue(forKey: number) else { return }
+        let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        let readable = failed || events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0
+        let writable = failed || events & EPOLLOUT.rawValue != 0
+        operations.removeAll { operation in
+            guard case .waiting(let interest) = operation.state else { return true }
+            let isReady: Bool
+            switch interest {
+            case .readable: isReady = readable
+            case .writable: isReady = writable
+            case .deadlineOnly: isReady = false
+            }
+            guard isReady else { return false }
+            guard let next = operation.attempt() else { return true }
+            operation.state = .waiting(next)
+            return false
+        }
+        if !operations.isEmpty {
+            if let arrived = waiting[number] { operations.append(contentsOf: arrived) }
+            waiting[number] = operations
+        }
+    }
+
+    /// Fails what waits on `descriptor` with `error`, removes it from epoll and closes it.
+    func close(_ descriptor: FileDescriptor, failing error: any Error) {
+        let number = descriptor.rawValue
+        guard number >= 0 else { return }
+        let operations = waiting.removeValue(forKey: number) ?? []
+        if descriptor.isRegisteredWithReactor {
+            _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, number, nil)
+            descriptor.isRegisteredWithReactor = false
+        }
+        descriptor.close()
+        for operation in operations { operation.fail(error) }
+    }
+
+    func millisecondsUntilNextDeadline() -> Int32 {
+        deadlines.earliest()?.millisecondsRemaining() ?? -1
+    }
+
+    func expireDeadlines() {
+        let now = Deadline.nowNanoseconds()
+        while let operation = deadlines.popExpired(now: now) {
+            fail(operation, with: HTTPWireError.timedOut(operation.deadline.phase))
+        }
+    }
+}

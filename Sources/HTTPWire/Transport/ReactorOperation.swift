@@ -1,0 +1,113 @@
+// ReactorOperation: one pending I/O operation and the continuation that awaits it (transport layer).
+//
+// An operation is a closure that makes one or more non-blocking system calls (`recv`, `SSL_read_ex`,
+// `connect`...) and reports either a result or the readiness it needs before it can make progress. The
+// reactor runs the closure on its own thread as soon as it receives the operation, and again each time the
+// descriptor becomes ready, until it finishes. The continuation of the awaiting task lives inside the
+// operation's state and is taken out exactly once, by `finish`, so it can be neither leaked nor resumed
+// twice, whichever of completion, failure, cancellation or deadline comes first. Everything here is owned
+// by the reactor thread once the operation is submitted; this file makes no system calls itself.
+
+/// The readiness an operation waits for before its next attempt.
+package enum Interest: Sendable, Hashable {
+    /// Data (or end of stream, or an incoming connection) can be read.
+    case readable
+    /// The send buffer has room (or a non-blocking connect finished).
+    case writable
+    /// Nothing on a descriptor: only the deadline (or cancellation) ends the wait.
+    case deadlineOnly
+}
+
+/// What one attempt of an operation achieved.
+package enum ReactorStep<Value: Sendable> {
+    /// The operation is complete with this value.
+    case finished(Value)
+    /// No (further) progress is possible until the descriptor shows this readiness.
+    case wait(Interest)
+}
+
+/// The type-erased part of an operation that the reactor's tables hold.
+package class AnyReactorOperation: @unchecked Sendable {
+    /// Where an operation is in its life. Owned by the reactor thread after submission.
+    enum State {
+        /// Built, not yet seen by the reactor. Next: waiting, finished (cancelled before submission).
+        case created
+        /// Attempted, now waiting for readiness. Next: waiting (spurious wake-up), finished.
+        case waiting(Interest)
+        /// Done; its continuation has been resumed. Final.
+        case finished
+    }
+
+    /// The descriptor whose readiness the operation needs; nil for a pure timer.
+    let descriptor: FileDescriptor?
+    /// When the reactor gives up: it closes the descriptor and reports `timedOut(deadline.phase)`.
+    let deadline: Deadline
+    /// Reactor thread only.
+    var state: State = .created
+    /// Set when cancellation reached the reactor before the operation did. Reactor thread only.
+    var isCancelRequested = false
+
+    init(descriptor: FileDescriptor?, deadline: Deadline) {
+        self.descriptor = descriptor
+        self.deadline = deadline
+    }
+
+    /// Runs one attempt; returns the interest to wait for, or nil once the operation has finished.
+    func attempt() -> Interest? {
+        preconditionFailure("AnyReactorOperation.attempt must be overridden")
+    }
+
+    /// Finishes with an error (cancellation, deadline, closed connection); does nothing when finished.
+    func fail(_ error: any Error) {
+        preconditionFailure("AnyReactorOperation.fail must be overridden")
+    }
+
+    /// Whether the operation has not finished yet.
+    var isPending: Bool {
+        if case .finished = state { return false }
+        return true
+    }
+}
+
+/// An operation producing `Value`, with the continuation of the task that awaits it.
+package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unchecked Sendable {
+    /// One attempt: non-blocking calls only. Runs on the reactor thread.
+    private let body: () throws -> ReactorStep<Value>
+    /// Set by the submitting task before the reactor sees the operation; taken out by `finish`.
+    var continuation: CheckedContinuation<Value, any Error>?
+
+    init(descriptor: FileDescriptor?, deadline: Deadline, body: @escaping () throws -> ReactorStep<Value>) {
+        self.body = body
+        super.init(descriptor: descriptor, deadline: deadline)
+    }
+
+    override func attempt() -> Interest? {
+        do {
+            switch try body() {
+            case .finished(let value):
+                finish(.success(value))
+                return nil
+            case .wait(let interest):
+                return interest
+            }
+        } catch {
+            finish(.failure(error))
+            return nil
+        }
+    }
+
+    override func fail(_ error: any Error) {
+        finish(.failure(error))
+    }
+
+    /// Resumes the awaiting task exactly once.
+    private func finish(_ result: Result<Value, any Error>) {
+        guard isPending else { return }
+        state = .finished
+        guard let continuation else {
+            preconditionFailure("reactor operation finished without a continuation")
+        }
+        self.continuation = nil
+        continuation.resume(with: result)
+    }
+}
