@@ -220,7 +220,8 @@ public struct ResumeRecord: Sendable, Hashable {
     /// Replaces the record at `path` atomically: writes `path.tmp`, fsyncs it, renames it over `path`, and
     /// fsyncs the directory so the rename itself survives a power cut. A reader sees the old record or the
     /// new one, never half of either. Blocking: call it from the blocking worker thread. One download per
-    /// destination at a time: two writers would share the temporary file.
+    /// destination at a time: two writers would share the temporary file. Throws `localWriteFailed` with
+    /// the failing path and errno (EINVAL when the record's values could not be encoded).
     public func write(toPath path: String) throws(HTTPWireError) {
         guard let text = try? encoded() else { throw HTTPWireError.localWriteFailed(path: path, errno: EINVAL) }
         let temporaryPath = path + ".tmp"
