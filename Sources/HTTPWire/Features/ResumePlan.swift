@@ -13,7 +13,7 @@ import HTTPWireCodec
 ///
 /// ```swift
 /// let plan = ResumePlan(url: url, record: record, partialFileSize: sizeOnDisk)
-/// request.fields.append(contentsOf: plan.requestFields)      // Range + If-Range, or nothing
+/// for field in plan.requestFields { request.fields.append(field) }   // Range + If-Range, or nothing
 /// switch plan.decision(status: head.status.rawValue, fields: head.fields) {
 /// case .append(let offset, _, _): ...                         // truncate part file to offset, append body
 /// case .writeFromStart: ...                                   // truncate to 0, write this body
