@@ -72,6 +72,15 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The trailer section grew past the limit.
     case trailersTooLarge(limit: Int, seen: Int)
 
+    // MARK: Ranges
+
+    /// A `Range` field value that is not `bytes=` followed by valid range specs (RFC 9110 §14.1.1, §14.2).
+    /// A server may ignore such a field and send the whole representation.
+    case invalidRange(preview: String)
+    /// A `Content-Range` value that breaks RFC 9110 §14.4: bad syntax, a last position before the first,
+    /// or a complete length not beyond the last position. Splicing such a response could corrupt a file.
+    case invalidContentRange(preview: String)
+
     // MARK: Bodies
 
     /// The stream ended before the body did: `expected` is nil for a chunked body.
@@ -128,6 +137,10 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
             return "missing CRLF after chunk data: \"\(preview)\""
         case .trailersTooLarge(let limit, let seen):
             return "trailer section larger than \(limit) bytes (saw \(seen))"
+        case .invalidRange(let preview):
+            return "invalid range: \"\(preview)\""
+        case .invalidContentRange(let preview):
+            return "invalid content-range: \"\(preview)\""
         case .truncatedBody(let expected?, let received):
             return "body ended after \(received) of \(expected) bytes"
         case .truncatedBody(nil, let received):
