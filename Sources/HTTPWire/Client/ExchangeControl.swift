@@ -1,0 +1,142 @@
+// ExchangeControl: what the task reading a response and the task writing its body share (client layer).
+//
+// One exchange can have two tasks on one connection: the caller's, reading the response, and a writer
+// sending a large body, because a server may answer before it has read the whole request (RFC 9112 §9.5).
+// Both report to one ExchangeStateMachine under a lock; whichever event ends the exchange releases the
+// connection to the pool exactly once. The 100-continue gate also lives here. No bytes pass through it.
+
+import HTTPWireCodec
+import Synchronization
+
+/// Shared state of one request/response exchange.
+final class ExchangeControl: Sendable {
+    /// The decision the writer waits for before sending a body after `Expect: 100-continue`.
+    private enum Gate {
+        /// Not decided; maybe a writer is waiting.
+        case closed(CheckedContinuation<Bool, Never>?)
+        /// Decided: true sends the body, false abandons it.
+        case decided(Bool)
+    }
+
+    private struct State {
+        var machine: ExchangeStateMachine
+        var isReleased = false
+        var gate = Gate.closed(nil)
+        /// The writer's failure, kept until the reader decides what the exchange reports.
+        var writerError: (any Error)?
+        /// The final response head has arrived: from then on the machine hears of writer failures directly.
+        var isHeadReceived = false
+    }
+
+    private let state: Mutex<State>
+    /// The connection the exchange runs on.
+    let lease: ConnectionPool.Lease
+    private let pool: ConnectionPool
+
+    init(machine: ExchangeStateMachine, lease: ConnectionPool.Lease, pool: ConnectionPool) {
+        self.state = Mutex(State(machine: machine))
+        self.lease = lease
+        self.pool = pool
+    }
+
+    /// Feeds one event to the machine and performs the connection's fate if the action decides it:
+    /// `.returnToPool` releases it as reusable; `.closeConnection`, `.retry`, `.fail` and `.failCancelled`
+    /// release it to be closed. Returns the action for the caller's own part (sending, reporting).
+    @discardableResult
+    func handle(_ event: (inout ExchangeStateMachine) -> ExchangeStateMachine.Action) -> ExchangeStateMachine.Action {
+        let (action, release) = state.withLock { state -> (ExchangeStateMachine.Action, Bool?) in
+            let action = event(&state.machine)
+            let reusable: Bool?
+            switch action {
+            case .returnToPool: reusable = true
+            case .closeConnection, .retry, .fail, .failCancelled: reusable = false
+            case .sendHead, .sendBody, .scheduleContinueTimeout, .stopSendingBody, .wait: reusable = nil
+            }
+            guard let reusable, !state.isReleased else { return (action, nil) }
+            state.isReleased = true
+            return (action, reusable)
+        }
+        if let release {
+            if !release { lease.connection.stream.closeSoon() }
+            pool.release(lease, isReusable: release)
+        }
+        if case .stopSendingBody = action { openGate(sendingBody: false) }
+        return action
+    }
+
+    /// Releases the connection for closing if nothing else has (an abandoned response body).
+    func abandon() {
+        handle { $0.cancelled() }
+        openGate(sendingBody: false)
+    }
+
+    // MARK: Writer failures
+
+    /// Records a failed body write. A send failure may just mean the server answered early and closed its
+    /// side, so the reader decides; any other failure (a local file that changed, a timeout) breaks the
+    /// request, so the connection is closed at once and the reader reports this error.
+    func writerFailed(_ error: any Error) {
+        let reportNow = state.withLock { state in
+            state.writerError = error
+            return state.isHeadReceived
+        }
+        if case HTTPWireError.sendFailed = error {
+        } else {
+            lease.connection.stream.closeSoon()
+        }
+        if reportNow { reportWriterFailure(error) }
+    }
+
+    /// Marks the final head as received; a writer failure that came before it is reported now.
+    func headReceived() {
+        let pending = state.withLock { state in
+            state.isHeadReceived = true
+            return state.writerError
+        }
+        if let pending { reportWriterFailure(pending) }
+    }
+
+    /// While the response flows, a failed write only abandons the body (the machine says `.wait`); any
+    /// other writer failure ends the exchange.
+    private func reportWriterFailure(_ error: any Error) {
+        let wire = error as? HTTPWireError ?? .sendFailed(errno: 0)
+        handle { $0.connectionFailed(wire, beforeAnyResponseByte: false) }
+    }
+
+    /// The writer's failure, if any.
+    var writerError: (any Error)? { state.withLock { $0.writerError } }
+
+    // MARK: 100-continue
+
+    /// Waits until the body may be sent (true) or must not be (false).
+    func waitForGate() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let decided = state.withLock { state -> Bool? in
+                switch state.gate {
+                case .decided(let value): return value
+                case .closed:
+                    state.gate = .closed(continuation)
+                    return nil
+                }
+            }
+            if let decided { continuation.resume(returning: decided) }
+        }
+    }
+
+    /// Decides the gate; later decisions are ignored.
+    func openGate(sendingBody: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard case .closed(let waiter) = state.gate else { return nil }
+            state.gate = .decided(sendingBody)
+            return waiter
+        }
+        waiter?.resume(returning: sendingBody)
+    }
+}
+
+extension Connection {
+    /// Closes the connection without waiting (pending operations fail at once).
+    func closeSoon() {
+        Task { await self.close() }
+    }
+}

@@ -1,0 +1,75 @@
+// PooledConnection: one open connection as the pool hands it out, with its receive buffer and decoder
+// (pool layer). It pairs a transport stream with the per-connection state HTTP needs between exchanges:
+// bytes received but not yet decoded, and how many exchanges it has carried. It must not parse, decide
+// reuse or follow redirects: the exchange driver and the pool's state machine do that.
+
+import HTTPWireCodec
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A connection to one origin, leased to one request at a time.
+///
+/// Ownership: the pool creates it; from a lease until the matching release, only the task holding the lease
+/// touches `receiveBuffer` and `decoder` (hence `@unchecked Sendable`: the pool's lease discipline, not a
+/// lock, keeps those fields single-owner). The stream itself is thread-safe.
+package final class PooledConnection: @unchecked Sendable, CustomStringConvertible {
+    /// The pool's name for this connection.
+    package let id: PoolStateMachine.ConnectionID
+    /// Where it is connected.
+    package let origin: OriginKey
+    /// The byte stream: a `TCPSocket` for http, a `TLSStream` for https.
+    package let stream: any Connection
+    /// The TCP socket underneath (the stream itself for http), for liveness checks and, on plain HTTP,
+    /// sendfile(2) and splice(2).
+    package let socket: TCPSocket
+    /// Bytes read from the stream; the decoder holds slices of it. Owned by the lease holder.
+    package var receiveBuffer: [UInt8] = []
+    /// Decodes responses on this connection, one after another. Owned by the lease holder.
+    package var decoder = ResponseDecoder()
+
+    /// Wraps an established stream.
+    package init(id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any Connection, socket: TCPSocket) {
+        self.id = id
+        self.origin = origin
+        self.stream = stream
+        self.socket = socket
+    }
+
+    /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2).
+    package var isPlainTCP: Bool { origin.scheme == .http }
+
+    /// Opens a connection to `origin`: resolve, connect and, for https, the TLS handshake with the host's
+    /// name checked. Throws the transport's errors (exit 6, 7, 28, 35, 60).
+    package static func open(
+        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, deadline: Deadline
+    ) async throws -> PooledConnection {
+        let socket = try await TCPSocket.connect(host: origin.host, port: origin.port, deadline: deadline)
+        switch origin.scheme {
+        case .http:
+            return PooledConnection(id: id, origin: origin, stream: socket, socket: socket)
+        case .https:
+            guard let tls else { preconditionFailure("an https origin without a TLS context (\(origin))") }
+            let stream = try await TLSStream.connect(
+                over: socket, serverName: origin.host, context: tls, deadline: deadline)
+            return PooledConnection(id: id, origin: origin, stream: stream, socket: socket)
+        }
+    }
+
+    /// Checks an idle connection before reuse: it must be open, with nothing received since the last
+    /// response. A byte or an end of stream on an idle connection means the server closed it (or sent
+    /// something that must never be read as the answer to the next request: response splitting), so it is
+    /// not reused. The check is a non-blocking `recv(MSG_PEEK)` made on the reactor thread.
+    package func isIdleAndOpen() async -> Bool {
+        guard stream.isOpen, decoder.unconsumedBytes.isEmpty else { return false }
+        return (try? await socket.hasNothingToRead()) ?? false
+    }
+
+    /// Closes the stream (TLS close_notify first); pending operations fail.
+    package func close() async {
+        await stream.close()
+    }
+
+    package var description: String { "\(id) to \(origin)" }
+}
