@@ -213,6 +213,9 @@ public struct ResponseDecoder: Sendable {
         let isEndOfStream = self.isEndOfStream
         let parsed = try input.withUnsafeBufferPointer {
             (bytes) throws(CodecError) -> (head: ResponseHead, fields: ParsedFields, length: Int)? in
+            // No head is shorter than the early check ("HTTP/1.1 200\n\n" has 14 bytes): waiting for those
+            // bytes keeps a short malformed head from failing differently depending on the split.
+            if bytes.count < HeadParser.earlyCheckLength && !isEndOfStream { return nil }
             try HeadParser.checkStatusLineStart(bytes, isEndOfStream: isEndOfStream)
             guard let boundary = scanner.findEnd(in: bytes, limit: limits.maxHeadBytes) else {
                 // Refused once limit + 1 bytes are buffered without the empty line: memory stays bounded

@@ -33,7 +33,8 @@ import Testing
 
     @Test("decodes chunks, extensions, leading zeros and an empty trailer section")
     func basics() throws {
-        let result = try decodeWhole("4\r\nWiki\r\n0005;ext;name=\"quoted value\"\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n000\r\n\r\nafter")
+        let result = try decodeWhole(
+            "4\r\nWiki\r\n0005;ext;name=\"quoted value\"\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n000\r\n\r\nafter")
         #expect(result.data == Array("Wikipedia in\r\n\r\nchunks.".utf8))
         #expect(result.trailers == HTTPFields())
         #expect(result.rest == Array("after".utf8))
@@ -51,7 +52,8 @@ import Testing
 
     @Test("hands trailers out in order, folded lines joined")
     func trailers() {
-        let outcome = decodeInResponse("3\r\nabc\r\n0\r\nX-Sum: 1\r\n  2\r\nX-Sum: 3\nServer-Timing: db;dur=5\r\n\r\nNEXT")
+        let outcome = decodeInResponse(
+            "3\r\nabc\r\n0\r\nX-Sum: 1\r\n  2\r\nX-Sum: 3\nServer-Timing: db;dur=5\r\n\r\nNEXT")
         #expect(outcome.body == Array("abc".utf8))
         #expect(outcome.trailers?.values(for: "x-sum") == ["1 2", "3"])
         #expect(outcome.trailers?["server-timing"] == "db;dur=5")
@@ -92,7 +94,9 @@ import Testing
         var limits = CodecLimits()
         limits.maxChunkLineBytes = 16
         limits.maxTrailerBytes = 32
-        #expect(decodeInResponse("5;" + String(repeating: "e", count: 12) + "\r\nhello\r\n0\r\n\r\n", limits: limits).error == nil)
+        #expect(
+            decodeInResponse("5;" + String(repeating: "e", count: 12) + "\r\nhello\r\n0\r\n\r\n", limits: limits).error
+                == nil)
         let longLine = "5;" + String(repeating: "e", count: 13) + "\r\nhello\r\n0\r\n\r\n"
         #expect(decodeInResponse(longLine, limits: limits).error == .chunkLineTooLong(limit: 16, seen: 17))
         let endless = String(repeating: "0", count: 100)
@@ -102,12 +106,16 @@ import Testing
         let tooBig = "0\r\nX: " + String(repeating: "t", count: 26) + "\r\n\r\n"
         #expect(decodeInResponse(tooBig, limits: limits).error == .trailersTooLarge(limit: 32, seen: 33))
         limits.maxFieldCount = 2
-        #expect(decodeInResponse("0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits).error == .tooManyFields(limit: 2, seen: 3))
+        #expect(
+            decodeInResponse("0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: limits).error
+                == .tooManyFields(limit: 2, seen: 3))
     }
 
     @Test("reports a truncated body with the data bytes received")
     func truncated() {
-        let cases: [(String, Int64)] = [("", 0), ("5", 0), ("5\r\nhel", 3), ("5\r\nhello", 5), ("5\r\nhello\r\n0\r\n", 5)]
+        let cases: [(String, Int64)] = [
+            ("", 0), ("5", 0), ("5\r\nhel", 3), ("5\r\nhello", 5), ("5\r\nhello\r\n0\r\n", 5),
+        ]
         for (body, received) in cases {
             let (outcome, differing) = DecoderTestDriver.responseForEverySplit(
                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body)

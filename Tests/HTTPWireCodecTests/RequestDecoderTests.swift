@@ -16,10 +16,14 @@ import Testing
 
     @Test("reads a GET without a body and leaves the next request unread")
     func get() throws {
-        let outcome = decode("GET /a?b=c HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\nGET /next", endOfStream: false)
+        let outcome = decode(
+            "GET /a?b=c HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\nGET /next", endOfStream: false)
         let head = try #require(outcome.head)
-        #expect(head == RequestHead(method: .get, target: "/a?b=c", version: .http1_1,
-            fields: ["Host": "example.com", "Accept": "*/*"]))
+        #expect(
+            head
+                == RequestHead(
+                    method: .get, target: "/a?b=c", version: .http1_1,
+                    fields: ["Host": "example.com", "Accept": "*/*"]))
         #expect(outcome.framing == BodyFraming.none)
         #expect(outcome.body.isEmpty && outcome.trailers == HTTPFields())
         #expect(outcome.isKeepAlive)
@@ -97,7 +101,8 @@ import Testing
     func headLimit() {
         var limits = CodecLimits()
         limits.maxHeadBytes = 32
-        let outcome = decode("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), endOfStream: false, limits: limits)
+        let outcome = decode(
+            "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 100), endOfStream: false, limits: limits)
         #expect(outcome.error == .headTooLarge(limit: 32, seen: 33))
     }
 
