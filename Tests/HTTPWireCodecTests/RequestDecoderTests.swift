@@ -126,3 +126,28 @@ import Testing
         #expect(throws: CodecError.truncatedHead(received: 0)) { try decoder.nextEvent() }
     }
 }
+
+@Suite struct RequestDecoderSplitTests {
+    @Test("mutated requests decode the same way for every split")
+    func mutations() {
+        let seeds = [
+            "\r\nPOST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nbodyGET / HTTP/1.1\r\n\r\n",
+            "PUT /b?c HTTP/1.0\nTransfer-Encoding: chunked\n\n2\r\nhi\r\n0\r\nT: v\r\n\r\n",
+        ]
+        var random = DriverRandom(seed: 7)
+        var limits = CodecLimits()
+        limits.maxHeadBytes = 64
+        let alphabet = Array("\r\n :;,0123456789abcdefHTP/.\t\u{0}".utf8) + [0xFF]
+        for iteration in 0..<200 {
+            var bytes = Array(seeds[iteration % seeds.count].utf8)
+            let position = Int(random.next() % UInt64(bytes.count))
+            let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+            if random.next() % 2 == 0 { bytes[position] = byte } else { bytes.insert(byte, at: position) }
+            let reference = DecoderTestDriver.request(bytes, split: .whole, limits: limits)
+            for split in DriverSplit.allCases {
+                let other = DecoderTestDriver.request(bytes, split: split, limits: limits)
+                #expect(other == reference, "\(split) differs for \(ByteClasses.escapedPreview(bytes, limit: 200))")
+            }
+        }
+    }
+}

@@ -344,6 +344,20 @@ import Testing
         #expect(bodyAddress == expected)
     }
 
+    @Test("lets go of a fed buffer once it is used up, so the owner can reuse it without a copy")
+    func releasesBuffer() throws {
+        var buffer = Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".utf8)
+        let address = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        var decoder = ResponseDecoder()
+        decoder.feed(buffer[...])
+        _ = try decoder.nextEvent()
+        #expect(try decoder.nextEvent() == .body(ArraySlice("abc".utf8)))
+        // The body slice was dropped above; writing into the buffer must not reallocate it.
+        buffer.withUnsafeMutableBufferPointer { $0[0] = 0 }
+        #expect(buffer.withUnsafeBufferPointer { $0.baseAddress } == address)
+        #expect(try decoder.nextEvent() == .end(trailers: HTTPFields()))
+    }
+
     @Test("lets the owner move a Content-Length body out of band")
     func outOfBand() throws {
         var decoder = ResponseDecoder()
@@ -373,5 +387,44 @@ extension String {
             rest = rest[range.upperBound...]
         }
         return result + rest
+    }
+}
+
+@Suite struct ResponseDecoderSplitTests {
+    /// Valid messages to mutate: every framing, interim responses, trailers, folds.
+    private static let seeds = [
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: a\r\n b\r\n\r\nhelloHTTP/1.1 204 No Content\r\n\r\n",
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nT: 1\r\n\r\nrest",
+        "HTTP/1.0 200 OK\nConnection: keep-alive\nContent-Length: 3, 3\n\nxyz",
+        "HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\nContent-Length: 9\r\n\r\n",
+        "HTTP/1.1 200 OK\r\n\r\nuntil close",
+    ]
+
+    @Test("mutated messages decode the same way for every split")
+    func mutations() {
+        var random = DriverRandom(seed: 42)
+        var limits = CodecLimits()
+        limits.maxHeadBytes = 96
+        limits.maxChunkLineBytes = 12
+        limits.maxTrailerBytes = 24
+        let alphabet = Array("\r\n :;,0123456789abcdefHTP/.xX\t\u{0}".utf8) + [0x80, 0xFF]
+        for iteration in 0..<400 {
+            var bytes = Array(Self.seeds[iteration % Self.seeds.count].utf8)
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                let position = Int(random.next() % UInt64(bytes.count))
+                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                switch random.next() % 3 {
+                case 0: bytes[position] = byte
+                case 1: bytes.insert(byte, at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            for endOfStream in [true, false] {
+                let (_, differing) = DecoderTestDriver.responseForEverySplit(
+                    bytes: bytes, endOfStream: endOfStream, limits: limits)
+                #expect(differing.isEmpty, "input \(ByteClasses.escapedPreview(bytes, limit: 200)): \(differing)")
+            }
+        }
     }
 }
