@@ -42,6 +42,9 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The URL cannot be used (bad syntax, unsupported scheme, no host). A usage error in the CLI (exit 2).
     case invalidURL(String)
+    /// A request that cannot be sent as given: a field name that is not a token, a value with CR or LF
+    /// (header injection), a method that is not a token. A usage error in the CLI (exit 2).
+    case invalidRequest(String)
     /// DNS gave no address for the host (exit 6).
     case couldNotResolveHost(String)
     /// No address of the host accepted a TCP connection; `errno` is the last failure (exit 7).
@@ -50,6 +53,9 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedResponse(CodecError)
     /// The connection closed before the announced body was complete (exit 18).
     case bodyTruncated(expected: Int64?, received: Int64)
+    /// A body larger than the caller's limit for collecting it into memory (exit 63, curl's
+    /// "maximum file size exceeded").
+    case bodyTooLarge(limit: Int)
     /// A status of 400 or more when failing on status was asked for (exit 22).
     case httpStatus(Int)
     /// Writing a local file failed (exit 23).
@@ -80,12 +86,13 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// curl's exit code for this failure: the one mapping in HTTPWire.
     public var exitCode: Int32 {
         switch self {
-        case .invalidURL: return 2
+        case .invalidURL, .invalidRequest: return 2
         case .couldNotResolveHost: return 6
         case .couldNotConnect: return 7
         case .malformedResponse: return 8
         case .bodyTruncated: return 18
         case .httpStatus: return 22
+        case .bodyTooLarge: return 63
         case .localWriteFailed: return 23
         case .localReadFailed: return 26
         case .localFileChanged: return 26
@@ -104,6 +111,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let reason): return reason
+        case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .couldNotResolveHost(let host): return "could not resolve host \(host)"
         case .couldNotConnect(let host, let port, let errno):
             return "could not connect to \(host) port \(port): \(Self.errnoText(errno))"
@@ -113,6 +121,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .bodyTruncated(nil, let received):
             return "body ended after \(received) bytes before its end was announced"
         case .httpStatus(let status): return "server answered with status \(status)"
+        case .bodyTooLarge(let limit): return "response body larger than the \(limit)-byte limit"
         case .localWriteFailed(let path, let errno): return "cannot write \(path): \(Self.errnoText(errno))"
         case .localReadFailed(let path, let errno): return "cannot read \(path): \(Self.errnoText(errno))"
         case .localFileChanged(let path, let expectedSize, let actualSize):

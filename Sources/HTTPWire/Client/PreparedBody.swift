@@ -37,14 +37,14 @@ struct PreparedBody: Sendable {
                 source: .bytes(bytes), framing: .contentLength(Int64(bytes.count)), totalBytes: Int64(bytes.count),
                 impliedContentType: nil)
         case .file(let path):
-            let region = try await BlockingWorker.shared.run { () throws(HTTPWireError) in
+            let region = try await BlockingWorker.shared.run {
                 try FileRegion.wholeFile(at: path)
             }
             return PreparedBody(
                 source: .file(region), framing: .contentLength(region.length), totalBytes: region.length,
-                impliedContentType: MediaType.forFileName(path).value)
+                impliedContentType: nil)
         case .multipart(let form):
-            let prepared = try await BlockingWorker.shared.run { () throws(HTTPWireError) in try form.prepare() }
+            let prepared = try await BlockingWorker.shared.run { try form.prepare() }
             return PreparedBody(
                 source: .multipart(prepared), framing: .contentLength(prepared.contentLength),
                 totalBytes: prepared.contentLength, impliedContentType: prepared.contentType)

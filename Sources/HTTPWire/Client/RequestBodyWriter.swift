@@ -69,7 +69,7 @@ struct RequestBodyWriter {
     /// One file region: sendfile(2) on plain TCP for all but the last byte (whose read re-checks the file's
     /// size, so a file that changed never produces a complete-looking body), blocks over TLS.
     private mutating func sendFile(_ region: FileRegion, onPieceSent: (Int64) -> Bool) async throws -> Bool {
-        let file = try await BlockingWorker.shared.run { () throws(HTTPWireError) in
+        let file = try await BlockingWorker.shared.run {
             FileReaderBox(try FileRegionReader(region: region))
         }
         defer { file.close() }
@@ -83,10 +83,10 @@ struct RequestBodyWriter {
                     file.descriptor, offset: offset, count: piece, deadline: deadline())
                 if sent == 0 {
                     // sendfile(2) found the end of the file early: it shrank. Let the size check say so.
-                    try await BlockingWorker.shared.run { () throws(HTTPWireError) in try file.checkUnchanged() }
+                    try await BlockingWorker.shared.run { try file.checkUnchanged() }
                     throw HTTPWireError.localReadFailed(path: region.path, errno: EIO)
                 }
-                try await BlockingWorker.shared.run { () throws(HTTPWireError) in try file.movedOutOfBand(sent) }
+                try await BlockingWorker.shared.run { try file.movedOutOfBand(sent) }
                 offset += sent
                 remaining -= sent
                 sentBytes += sent
@@ -94,7 +94,7 @@ struct RequestBodyWriter {
             }
         }
         while true {
-            let block = try await BlockingWorker.shared.run { () throws(HTTPWireError) in try file.readNextBlock() }
+            let block = try await BlockingWorker.shared.run { try file.readNextBlock() }
             guard let block else { return true }
             try await write(block[...])
             guard onPieceSent(sentBytes) else { return false }
@@ -110,7 +110,7 @@ final class FileReaderBox: @unchecked Sendable {
     /// next one, so the storage stays uniquely referenced and is filled in place.
     private var buffer: [UInt8] = []
 
-    init(_ reader: consuming FileRegionReader) { self.reader = reader }
+    init(_ reader: consuming FileRegionReader) { self.reader = Optional(consume reader) }
 
     var descriptor: Int32 { reader?.fileDescriptor ?? -1 }
 

@@ -115,7 +115,7 @@ public struct RetryPolicy: Sendable, Hashable {
             return phase != .total
         case .invalidURL, .couldNotResolveHost, .malformedResponse, .httpStatus, .localWriteFailed,
             .localReadFailed, .localFileChanged, .tlsHandshakeFailed, .tooManyRedirects, .peerCertificateRejected,
-            .requestBodyNotReplayable:
+            .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge:
             return false
         }
     }

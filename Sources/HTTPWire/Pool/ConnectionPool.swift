@@ -43,21 +43,24 @@ package final class ConnectionPool: Sendable {
     }
 
     private let state: Mutex<State>
-    private let tls: TLSContext?
+    private let tlsConfiguration: TLSConfiguration
+    /// The OpenSSL context, built on the first https connection (building it reads CA files, which can fail:
+    /// that failure belongs to the request that needed TLS, not to creating a client).
+    private let tlsContext = Mutex<TLSContext?>(nil)
     private let connectTimeout: Duration
     private let idleTimeout: Duration
     private let onConnect: (@Sendable (PooledConnection) -> Void)?
 
-    /// A pool with the client's limits; `tls` is needed for https origins.
+    /// A pool with the client's limits and TLS settings.
     package init(
-        limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSContext?,
+        limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSConfiguration,
         onConnect: (@Sendable (PooledConnection) -> Void)? = nil
     ) {
         let configuration = PoolStateMachine.Configuration(
             maxConnectionsPerOrigin: limits.maxConnectionsPerOrigin,
             maxIdleConnectionsPerOrigin: limits.maxIdleConnectionsPerOrigin)
         self.state = Mutex(State(machine: PoolStateMachine(configuration: configuration)))
-        self.tls = tls
+        self.tlsConfiguration = tls
         self.connectTimeout = connectTimeout
         self.idleTimeout = limits.idleTimeout
         self.onConnect = onConnect
@@ -200,6 +203,7 @@ package final class ConnectionPool: Sendable {
     /// Opens connection `id` and reports the outcome to the machine.
     private func open(_ id: PoolStateMachine.ConnectionID, origin: OriginKey) async {
         do {
+            let tls = origin.scheme == .https ? try makeTLSContext() : nil
             let connection = try await PooledConnection.open(
                 id: id, origin: origin, tls: tls, deadline: .after(connectTimeout, phase: .connect))
             onConnect?(connection)
@@ -212,6 +216,18 @@ package final class ConnectionPool: Sendable {
         } catch {
             let actions = state.withLock { $0.machine.connectionFailed(id) }
             perform(actions, connectError: error)
+        }
+    }
+}
+
+extension ConnectionPool {
+    /// The shared client TLS context, built once.
+    private func makeTLSContext() throws(HTTPWireError) -> TLSContext {
+        try tlsContext.withLock { (cached: inout TLSContext?) throws(HTTPWireError) -> TLSContext in
+            if let cached { return cached }
+            let context = try TLSContext(client: tlsConfiguration)
+            cached = context
+            return context
         }
     }
 }

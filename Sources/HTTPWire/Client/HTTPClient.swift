@@ -1,0 +1,177 @@
+// HTTPClient: the public entry point of HTTPWire (client layer).
+//
+// A client owns a keep-alive pool and a configuration. Each call resolves the request against the base URL
+// and default fields, runs one exchange per hop (retrying once on a fresh connection when that is safe),
+// follows redirects by RedirectPolicy, and hands back the response: collected (`send`) or streamed
+// (`stream`). It never touches a descriptor or errno: those stay in the transport.
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+import HTTPWireCodec
+
+/// An HTTP/1.1 client with a keep-alive connection pool.
+///
+/// ```swift
+/// var configuration = ClientConfiguration()
+/// configuration.baseURL = "https://api.example.test/"
+/// let client = HTTPClient(configuration: configuration)
+/// let user = try await client.get("users/42").decode(User.self)
+/// let created = try await client.post("users", json: User(name: "Ada"))
+/// await client.shutdown()
+/// ```
+///
+/// Create one client and share it: connections to the same origin (scheme, host, port) are reused across
+/// requests and tasks, up to ``ClientConfiguration/PoolLimits/maxConnectionsPerOrigin`` at once.
+public final class HTTPClient: Sendable {
+    /// The configuration the client was created with.
+    public let configuration: ClientConfiguration
+    let pool: ConnectionPool
+
+    /// A client with the given configuration (the defaults when omitted).
+    public init(configuration: ClientConfiguration = ClientConfiguration()) {
+        self.configuration = configuration
+        let logger = configuration.logger
+        self.pool = ConnectionPool(
+            limits: configuration.pool, connectTimeout: configuration.timeouts.connect, tls: configuration.tls,
+            onConnect: { connection in
+                logger?(HTTPLogEvent(kind: .connected, text: "* connected to \(connection.origin)"))
+            })
+    }
+
+    /// Closes idle connections and waits for busy ones to be released. Requests made afterwards fail.
+    public func shutdown() async {
+        await pool.shutdown()
+    }
+
+    /// How many connections this client has opened (reuse keeps it low).
+    public var connectionsOpened: Int { pool.connectionsOpened }
+
+    // MARK: Sending
+
+    /// Sends `request` and collects the whole response body in memory, up to
+    /// ``ClientConfiguration/maxCollectedBodyBytes``. Redirects are followed per the configuration.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await stream(request)
+        let body = try await response.collect(upTo: configuration.maxCollectedBodyBytes)
+        return HTTPResponse(
+            status: response.status, reason: response.reason, version: response.version, fields: response.fields,
+            trailers: response.trailers, body: body, url: response.url, interimResponses: response.interimResponses)
+    }
+
+    /// Sends `request` and returns as soon as the final response head has arrived; the body is read as you
+    /// iterate ``HTTPStreamingResponse/body``.
+    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        var resolved = try resolve(request)
+        let total = configuration.timeouts.total.map { Deadline.after($0, phase: .total) } ?? .never
+        let deadlines = RequestDeadlines(idle: configuration.timeouts.idle, total: total)
+        var redirectsFollowed = 0
+        while true {
+            let (head, interim, reader) = try await exchange(resolved, deadlines: deadlines, isRetry: false)
+            let policy = configuration.redirects
+            if policy.maxRedirects > 0,
+                let next = try policy.nextRequest(
+                    after: head.status.rawValue, location: head.fields["Location"], request: resolved)
+            {
+                guard redirectsFollowed < policy.maxRedirects else {
+                    throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
+                }
+                redirectsFollowed += 1
+                configuration.logger?(HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
+                await Self.discard(reader)
+                resolved = next
+                continue
+            }
+            return HTTPStreamingResponse(
+                status: head.status, reason: head.reason, version: head.version, fields: head.fields,
+                url: resolved.url, interimResponses: interim, body: ResponseBody(reader: reader))
+        }
+    }
+
+    /// One exchange, retried once on a new connection when the machine allows it (a reused connection that
+    /// the server had closed, for an idempotent request with a replayable body).
+    private func exchange(
+        _ request: ResolvedRequest, deadlines: RequestDeadlines, isRetry: Bool
+    ) async throws -> (ResponseHead, [ResponseHead], ResponseBodyReader) {
+        let body = try await PreparedBody.prepare(request.body)
+        var request = request
+        if let implied = body.impliedContentType, !request.fields.contains("Content-Type") {
+            request.fields.append(name: "Content-Type", value: implied)
+        }
+        let expectContinue = request.expectContinue && !body.source.isNone
+        if expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
+        let origin = OriginKey(
+            scheme: request.url.scheme == .https ? .https : .http, host: request.url.host, port: request.url.port)
+        let connectDeadline = Swift.min(Deadline.after(configuration.timeouts.connect, phase: .connect), deadlines.total)
+        let lease = try await pool.lease(for: origin, deadline: connectDeadline)
+        if lease.isReused {
+            configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))
+        }
+        let machine = ExchangeStateMachine(
+            method: request.method, body: body.replayability, expectsContinue: expectContinue,
+            isReusedConnection: lease.isReused, isRetry: isRetry)
+        let control = ExchangeControl(machine: machine, lease: lease, pool: pool)
+        let driver = ExchangeDriver(
+            request: request, body: body, control: control, deadlines: deadlines,
+            continueTimeout: configuration.timeouts.expectContinue, logger: configuration.logger)
+        do {
+            let (head, interim, writer) = try await driver.run()
+            return (head, interim, ResponseBodyReader(control: control, deadlines: deadlines, writer: writer))
+        } catch let retry as RetryOnNewConnection {
+            guard !isRetry else { throw retry.cause }
+            configuration.logger?(HTTPLogEvent(kind: .retry, text: "* retrying on a new connection: \(retry.cause)"))
+            return try await exchange(request, deadlines: deadlines, isRetry: true)
+        }
+    }
+
+    /// Reads a small redirect body to its end so the connection can be reused; a large or slow one is
+    /// dropped instead, which closes its connection.
+    private static func discard(_ reader: ResponseBodyReader) async {
+        var budget = 64 * 1024
+        while budget > 0, let piece = try? await reader.next() {
+            budget -= piece.count
+        }
+    }
+
+    /// Applies the base URL, query items and default fields; adds `Host` (RFC 9112 §3.2: a client must send it).
+    private func resolve(_ request: HTTPRequest) throws(HTTPWireError) -> ResolvedRequest {
+        var url: TargetURL
+        do {
+            if let base = configuration.baseURL {
+                url = try TargetURL(base).resolving(request.url)
+            } else {
+                url = try TargetURL(request.url)
+            }
+        } catch {
+            throw .invalidURL("\(error)")
+        }
+        if !request.queryItems.isEmpty {
+            url = url.appendingQueryItems(request.queryItems.map { (name: $0.name, value: $0.value) })
+        }
+        var fields = HTTPFields()
+        for field in configuration.defaultFields where !request.fields.contains(field.name) {
+            fields.append(field)
+        }
+        for field in request.fields where !HTTPFields.namesMatch(field.name, "Host") {
+            fields.append(field)
+        }
+        do {
+            try RequestEncoder.validate(request.method)
+            try RequestEncoder.validate(fields)
+        } catch {
+            throw .invalidRequest("\(error)")
+        }
+        return ResolvedRequest(
+            method: request.method, url: url, fields: fields, body: request.body,
+            expectContinue: request.expectContinue, uploadProgress: request.uploadProgress)
+    }
+}
+
+extension PreparedBody.Source {
+    var isNone: Bool {
+        if case .none = self { return true }
+        return false
+    }
+}

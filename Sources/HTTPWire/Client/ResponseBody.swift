@@ -1,0 +1,41 @@
+// ResponseBody: a response body as an AsyncSequence of byte slices (client layer).
+// A thin public face over ResponseBodyReader; reading happens only when the consumer asks for more.
+
+/// The body of an ``HTTPStreamingResponse``. Each element is a slice of the connection's receive buffer:
+/// keep it only as long as you need it (holding it makes the next read allocate a fresh buffer).
+///
+/// The sequence ends when the body ends (Content-Length reached, the last chunk, or the server's close for
+/// a body delimited by closing). A body cut short throws `HTTPWireError.bodyTruncated` (curl's exit 18).
+/// Iterate it once.
+public struct ResponseBody: AsyncSequence {
+    public typealias Element = ArraySlice<UInt8>
+
+    let reader: ResponseBodyReader
+
+    /// The iterator: each `next()` may read from the socket.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let reader: ResponseBodyReader
+
+        public mutating func next() async throws -> ArraySlice<UInt8>? {
+            guard let piece = try await reader.next() else {
+                await reader.waitForWriter()
+                return nil
+            }
+            return piece
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(reader: reader)
+    }
+
+    /// Body bytes received so far.
+    public var receivedBytes: Int64 { reader.receivedBytes }
+
+    /// Moves the next part of a plain-HTTP, Content-Length body from the socket straight into an open file
+    /// with splice(2), without passing through user space. Returns nil when that path does not apply (TLS,
+    /// chunked, or bytes already buffered): read the sequence instead. Used by downloads.
+    package func spliceNext(toFile file: Int32, offset: Int64, maxBytes: Int64) async throws -> Int64? {
+        try await reader.spliceBody(toFile: file, offset: offset, maxBytes: maxBytes)
+    }
+}
