@@ -44,6 +44,9 @@ case .run(let command):
         task.cancel()
     }
     interrupts.resume()
-    if case .failure(let error) = await task.result { exit(reporting: error) }
+    let result = await task.result
+    // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
+    if Interrupts.count.load(ordering: .relaxed) > 0 { exit(reporting: CancellationError()) }
+    if case .failure(let error) = result { exit(reporting: error) }
 }
 exit(ExitCode.success.rawValue)
