@@ -50,7 +50,7 @@ enum Arguments {
     private static func commandName(_ word: String) throws(UsageError) -> CommandName {
         if let name = CommandName(rawValue: word) { return name }
         if word.hasPrefix("-") {
-            guard CommandOption.named(word.split(separator: "=")[0].description) != nil else {
+            guard CommandOption.named(String(word.prefix { $0 != "=" })) != nil else {
                 throw UsageError(message: "unknown option \(word)")
             }
             throw UsageError(message: "option \(word) must come after a command, as in wire get \(word) URL")
