@@ -26,7 +26,9 @@ let package = Package(
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),
-        .testTarget(name: "WireCLITests", dependencies: ["HTTPWire", "FixtureServer"]),
+        // Depends on wire so tests can `@testable import wire` (ProgressBar, Arguments) and so the wire binary
+        // is built next to the test bundle, where the tests run it as a user would.
+        .testTarget(name: "WireCLITests", dependencies: ["HTTPWire", "FixtureServer", "wire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,204 +1,234 @@
-// Arguments: turns wire's command line into a ParsedCommand (edge layer).
-// Parsing only: no network, no files opened. Options may come before or after the URLs, as with curl,
-// and every mistake is a UsageError (exit 2) with one line saying what was wrong.
+// Arguments: turns wire's command line into an Invocation — print the version, print help, or run a
+// ParsedCommand (edge layer). Parsing only: no network, no files opened. Options may come before or after
+// the URLs, as with curl; `--name=value` and `--name value` both work; `--` ends the options. Every mistake
+// is a UsageError (exit 2) whose one-line message says what was wrong.
 
-/// A command-line mistake: wire prints `wire: error: <message>` and exits 2, as curl does for bad usage.
-struct UsageError: Error, CustomStringConvertible {
+/// A command-line mistake. wire prints `wire: error: <message>`, then a line pointing at the right help
+/// text when `suggestsHelp` is set, and exits 2 as curl does for bad usage.
+struct UsageError: Error, Equatable, CustomStringConvertible {
     let message: String
+    /// The command whose `--help` the hint names; nil names the top-level `wire --help`.
+    var command: CommandName?
+    /// False for a mistake the help text cannot fix (for example a command that is not implemented yet).
+    var suggestsHelp = true
     var description: String { message }
 }
 
-/// The subcommands of wire.
-enum CommandName: String, CaseIterable {
-    case get, head, post, put, delete, upload, download, serve, demo
+/// What the command line asks wire to do.
+enum Invocation: Equatable {
+    /// `wire --version`.
+    case version
+    /// `wire --help`, `wire help [COMMAND]`, or `--help` anywhere after a command.
+    case help(CommandName?)
+    /// A command to run.
+    case run(ParsedCommand)
 }
 
-/// One `-F` form part: `name=value`, or `name=@path` with optional `;type=` and `;filename=`.
-struct FormArgument: Equatable {
-    var name: String
-    var value: String?
-    var path: String?
-    var contentType: String?
-    var fileName: String?
-}
+/// The parser. `Arguments.parse(["get", "-i", "http://x/"])` is `.run(...)` or throws UsageError.
+enum Arguments {
+    static func parse(_ words: [String]) throws(UsageError) -> Invocation {
+        guard let first = words.first else { throw UsageError(message: "no command given") }
+        switch first {
+        case "--version", "-V":
+            guard words.count == 1 else { throw UsageError(message: "\(first) takes no arguments") }
+            return .version
+        case "help", "--help", "-h":
+            guard words.count <= 2 else { throw UsageError(message: "\(first) takes at most one command") }
+            return .help(try words.dropFirst().first.map(commandName))
+        default:
+            let command = try commandName(first)
+            let rest = Array(words.dropFirst())
+            // Help wins over every other mistake on the line: `wire get --bogus --help` shows get's help.
+            if rest.prefix(while: { $0 != "--" }).contains(where: { CommandOption.help.spellings.contains($0) }) {
+                return .help(command)
+            }
+            var parser = CommandParser(command: command, words: rest)
+            return .run(try parser.parse())
+        }
+    }
 
-/// Where a request body comes from.
-enum BodyArgument: Equatable {
-    case json(String)
-    case text(String)
-    case file(String)
-}
-
-/// Everything the command line said, checked for shape but not yet acted on.
-struct ParsedCommand: Equatable {
-    var command: CommandName
-    var urls: [String] = []
-    var headers: [(name: String, value: String)] = []
-    var output: String?
-    var include = false
-    var verbose = false
-    var fail = false
-    var timeoutSeconds: Double?
-    var connectTimeoutSeconds: Double?
-    var caFile: String?
-    var maxRedirects = 10
-    var progress: Bool?
-    var parallel = 1
-    var body: BodyArgument?
-    var form: [FormArgument] = []
-    var directory: String?
-    var restart = false
-    var sha256: String?
-    var retries = 0
-    var port = 0
-    var tls = false
-    var log = false
-    var serveDirectory: String?
-    var wantsHelp = false
-
-    init(command: CommandName) { self.command = command }
-
-    static func == (left: ParsedCommand, right: ParsedCommand) -> Bool {
-        left.command == right.command && left.urls == right.urls
-            && left.headers.map { [$0.name, $0.value] } == right.headers.map { [$0.name, $0.value] }
-            && left.output == right.output && left.include == right.include && left.verbose == right.verbose
-            && left.fail == right.fail && left.timeoutSeconds == right.timeoutSeconds
-            && left.connectTimeoutSeconds == right.connectTimeoutSeconds && left.caFile == right.caFile
-            && left.maxRedirects == right.maxRedirects && left.progress == right.progress
-            && left.parallel == right.parallel && left.body == right.body && left.form == right.form
-            && left.directory == right.directory && left.restart == right.restart && left.sha256 == right.sha256
-            && left.retries == right.retries && left.port == right.port && left.tls == right.tls
-            && left.log == right.log && left.serveDirectory == right.serveDirectory
-            && left.wantsHelp == right.wantsHelp
+    private static func commandName(_ word: String) throws(UsageError) -> CommandName {
+        if let name = CommandName(rawValue: word) { return name }
+        if word.hasPrefix("-") {
+            guard CommandOption.named(String(word.prefix { $0 != "=" })) != nil else {
+                throw UsageError(message: "unknown option \(word)")
+            }
+            throw UsageError(message: "option \(word) must come after a command, as in wire get \(word) URL")
+        }
+        throw UsageError(message: "unknown command \"\(word)\"")
     }
 }
 
-/// The parser. `parse(["get", "-i", "http://x/"])` gives a ParsedCommand or throws UsageError.
-enum Arguments {
-    static func parse(_ words: [String]) throws(UsageError) -> ParsedCommand {
-        guard let first = words.first else { throw UsageError(message: "no command given (try wire --help)") }
-        guard let name = CommandName(rawValue: first) else {
-            throw UsageError(message: "unknown command \"\(first)\" (try wire --help)")
-        }
-        var parsed = ParsedCommand(command: name)
-        var index = 1
-        func value(for option: String) throws(UsageError) -> String {
-            index += 1
-            guard index < words.count else { throw UsageError(message: "option \(option) needs a value") }
-            return words[index]
-        }
+/// The options and operands after a command name, read left to right.
+private struct CommandParser {
+    let command: CommandName
+    let words: [String]
+    var index = 0
+    var parsed: ParsedCommand
+
+    init(command: CommandName, words: [String]) {
+        self.command = command
+        self.words = words
+        self.parsed = ParsedCommand(command: command)
+    }
+
+    mutating func parse() throws(UsageError) -> ParsedCommand {
+        var operands: [String] = []
         while index < words.count {
             let word = words[index]
-            switch word {
-            case "-h", "--help": parsed.wantsHelp = true
-            case "-H", "--header":
-                let header = try value(for: word)
-                guard let colon = header.firstIndex(of: ":") else {
-                    throw UsageError(message: "header \"\(header)\" is not \"Name: value\"")
-                }
-                let name = String(header[..<colon])
-                let rest = header[header.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-                parsed.headers.append((name, String(rest)))
-            case "-o", "--output": parsed.output = try value(for: word)
-            case "-i", "--include": parsed.include = true
-            case "-v", "--verbose": parsed.verbose = true
-            case "--fail", "-f": parsed.fail = true
-            case "--timeout", "-m", "--max-time": parsed.timeoutSeconds = try seconds(try value(for: word), word)
-            case "--connect-timeout": parsed.connectTimeoutSeconds = try seconds(try value(for: word), word)
-            case "--cacert": parsed.caFile = try value(for: word)
-            case "--max-redirects": parsed.maxRedirects = try count(try value(for: word), word)
-            case "--progress": parsed.progress = true
-            case "--no-progress": parsed.progress = false
-            case "--parallel": parsed.parallel = max(1, try count(try value(for: word), word))
-            case "--json": parsed.body = .json(try value(for: word))
-            case "--data", "-d":
-                let text = try value(for: word)
-                parsed.body = text.hasPrefix("@") ? .file(String(text.dropFirst())) : .text(text)
-            case "-F", "--form": parsed.form.append(try form(try value(for: word)))
-            case "--dir": parsed.directory = try value(for: word)
-            case "--restart": parsed.restart = true
-            case "--sha256": parsed.sha256 = try value(for: word)
-            case "--retry": parsed.retries = try count(try value(for: word), word)
-            case "--port": parsed.port = try count(try value(for: word), word)
-            case "--tls": parsed.tls = true
-            case "--log": parsed.log = true
-            default:
-                if word.hasPrefix("-") && word.count > 1 {
-                    throw UsageError(message: "unknown option \(word) for wire \(name.rawValue)")
-                }
-                if name == .serve {
-                    guard parsed.serveDirectory == nil else {
-                        throw UsageError(message: "wire serve takes one directory")
-                    }
-                    parsed.serveDirectory = word
-                } else {
-                    parsed.urls.append(word)
-                }
-            }
             index += 1
+            if word == "--" {
+                operands += words[index...]
+                break
+            }
+            // "-" alone is an operand (curl's name for standard input/output), not an option.
+            guard word.hasPrefix("-") && word.count > 1 else {
+                operands.append(word)
+                continue
+            }
+            try apply(word)
         }
-        try check(parsed)
+        try takeOperands(operands)
+        try check()
         return parsed
     }
 
-    /// Rules that depend on the command rather than on one option.
-    private static func check(_ parsed: ParsedCommand) throws(UsageError) {
-        if parsed.wantsHelp { return }
-        switch parsed.command {
-        case .serve, .demo:
-            return
+    private func error(_ message: String) -> UsageError { UsageError(message: message, command: command) }
+
+    /// Reads one option (and its value) into `parsed`.
+    private mutating func apply(_ word: String) throws(UsageError) {
+        // `--timeout=5` is `--timeout 5`; short options take their value as the next word only.
+        var spelling = word
+        var attached: String?
+        if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
+            spelling = String(word[..<equals])
+            attached = String(word[word.index(after: equals)...])
+        }
+        guard let option = CommandOption.named(spelling) else { throw error("unknown option \(spelling)") }
+        guard option.commands.contains(command) else {
+            throw error("option \(spelling) does not apply to wire \(command.rawValue)")
+        }
+        func value() throws(UsageError) -> String {
+            if let attached { return attached }
+            guard index < words.count else { throw error("option \(spelling) needs a value") }
+            index += 1
+            return words[index - 1]
+        }
+        if option.valueName == nil && attached != nil { throw error("option \(spelling) takes no value") }
+        switch option {
+        case .header: parsed.headers.append(try header(try value()))
+        case .output: parsed.output = try value()
+        case .include: parsed.include = true
+        case .verbose: parsed.verbose = true
+        case .fail: parsed.fail = true
+        case .timeout: parsed.timeoutSeconds = try seconds(try value(), spelling)
+        case .connectTimeout: parsed.connectTimeoutSeconds = try seconds(try value(), spelling)
+        case .caFile: parsed.caFile = try value()
+        case .maxRedirects: parsed.maxRedirects = try number(try value(), spelling, in: 0...Int.max)
+        case .progress: parsed.progress = true
+        case .noProgress: parsed.progress = false
+        case .parallel: parsed.parallel = try number(try value(), spelling, in: 1...Int.max)
+        case .json: try setBody(.json(try value()))
+        case .data:
+            let text = try value()
+            try setBody(text.hasPrefix("@") ? .file(String(text.dropFirst())) : .text(text))
+        case .form: parsed.form.append(try form(try value()))
+        case .directory: parsed.directory = try value()
+        case .restart: parsed.restart = true
+        case .sha256: parsed.sha256 = try sha256(try value())
+        case .retry: parsed.retries = try number(try value(), spelling, in: 0...Int.max)
+        case .port: parsed.port = try number(try value(), spelling, in: 0...65535)
+        case .tls: parsed.tls = true
+        case .log: parsed.log = true
+        // Arguments.parse answers --help before a CommandParser exists.
+        case .help: preconditionFailure("--help reached CommandParser for \(command)")
+        }
+    }
+
+    /// URLs for request commands, the directory for `serve`, nothing for `demo`.
+    private mutating func takeOperands(_ operands: [String]) throws(UsageError) {
+        switch command {
         case .get:
-            guard !parsed.urls.isEmpty else { throw UsageError(message: "wire get needs at least one URL") }
+            guard !operands.isEmpty else { throw error("wire get needs at least one URL") }
+            parsed.urls = operands
         case .head, .post, .put, .delete, .upload, .download:
-            guard parsed.urls.count == 1 else {
-                throw UsageError(message: "wire \(parsed.command.rawValue) takes exactly one URL")
+            guard operands.count == 1 else {
+                throw error("wire \(command.rawValue) takes exactly one URL, not \(operands.count)")
             }
-        }
-        if parsed.command == .upload && parsed.form.isEmpty {
-            throw UsageError(message: "wire upload needs at least one -F part")
-        }
-        if parsed.output != nil && parsed.directory != nil {
-            throw UsageError(message: "use either -o or --dir, not both")
-        }
-        if let hex = parsed.sha256, hex.count != 64 || !hex.allSatisfy(\.isHexDigit) {
-            throw UsageError(message: "--sha256 needs 64 hexadecimal digits")
+            parsed.urls = operands
+        case .serve:
+            guard operands.count <= 1 else { throw error("wire serve takes at most one directory") }
+            parsed.serveDirectory = operands.first
+        case .demo:
+            guard operands.isEmpty else { throw error("wire demo takes no arguments") }
         }
     }
 
-    private static func seconds(_ text: String, _ option: String) throws(UsageError) -> Double {
+    /// Rules that depend on more than one option.
+    private func check() throws(UsageError) {
+        if command == .upload && parsed.form.isEmpty { throw error("wire upload needs at least one -F part") }
+        if parsed.output != nil && parsed.directory != nil { throw error("use either -o or --dir, not both") }
+    }
+
+    private mutating func setBody(_ body: BodyArgument) throws(UsageError) {
+        guard parsed.body == nil else { throw error("give one body: --json or --data, once") }
+        parsed.body = body
+    }
+
+    /// `Name: value`. Whitespace around the value is not part of it (RFC 9110 §5.5); a name cannot hold
+    /// whitespace (RFC 9110 §5.1, token). The client checks the remaining bytes before sending.
+    private func header(_ text: String) throws(UsageError) -> HeaderArgument {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
+            !text[..<colon].contains(where: { $0 == " " || $0 == "\t" })
+        else { throw error("header \"\(text)\" is not \"Name: value\"") }
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let value = text[text.index(after: colon)...].drop(while: isBlank).reversed().drop(while: isBlank)
+        return HeaderArgument(name: String(text[..<colon]), value: String(value.reversed()))
+    }
+
+    private func seconds(_ text: String, _ option: String) throws(UsageError) -> Double {
         guard let number = Double(text), number > 0, number.isFinite else {
-            throw UsageError(message: "option \(option) needs a positive number of seconds, not \"\(text)\"")
+            throw error("option \(option) needs a positive number of seconds, not \"\(text)\"")
         }
         return number
     }
 
-    private static func count(_ text: String, _ option: String) throws(UsageError) -> Int {
-        guard let number = Int(text), number >= 0 else {
-            throw UsageError(message: "option \(option) needs a whole number, not \"\(text)\"")
+    private func number(_ text: String, _ option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let number = Int(text), range.contains(number) else {
+            let bound = range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range)"
+            throw error("option \(option) needs a whole number, \(bound), not \"\(text)\"")
         }
         return number
     }
 
-    /// `-F name=value` or `-F name=@path;type=image/png;filename=a.png` (curl's syntax).
-    private static func form(_ text: String) throws(UsageError) -> FormArgument {
-        guard let equals = text.firstIndex(of: "=") else {
-            throw UsageError(message: "form part \"\(text)\" is not name=value or name=@file")
+    /// 64 ASCII hexadecimal digits, kept lowercase so comparing with a computed digest is a string compare.
+    private func sha256(_ text: String) throws(UsageError) -> String {
+        let isHex = text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) }
+        guard text.utf8.count == 64, isHex else { throw error("--sha256 needs 64 hexadecimal digits") }
+        return text.lowercased()
+    }
+
+    /// `-F name=value` or `-F name=@path;type=image/png;filename=a.png` (curl's syntax). A text value is
+    /// taken whole, semicolons included; attributes are read only after `@path`.
+    private func form(_ text: String) throws(UsageError) -> FormArgument {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw error("form part \"\(text)\" is not name=value or name=@file")
         }
         let name = String(text[..<equals])
-        let rest = String(text[text.index(after: equals)...])
-        guard rest.hasPrefix("@") else { return FormArgument(name: name, value: rest) }
+        let rest = text[text.index(after: equals)...]
+        guard rest.hasPrefix("@") else { return FormArgument(name: name, value: String(rest)) }
         var pieces = rest.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         var part = FormArgument(name: name, path: pieces.removeFirst())
+        if part.path?.isEmpty ?? true { throw error("form part \(name) names no file after @") }
         for piece in pieces {
-            if piece.hasPrefix("type=") {
+            if piece.hasPrefix("type="), piece.count > 5 {
                 part.contentType = String(piece.dropFirst(5))
-            } else if piece.hasPrefix("filename=") {
+            } else if piece.hasPrefix("filename="), piece.count > 9 {
                 part.fileName = String(piece.dropFirst(9))
             } else {
-                throw UsageError(message: "unknown form attribute \"\(piece)\" (type= or filename=)")
+                throw error("form attribute \"\(piece)\" is not type=MIME or filename=NAME")
             }
         }
-        if part.path?.isEmpty ?? true { throw UsageError(message: "form part \(name) names no file after @") }
         return part
     }
 }

@@ -1,27 +1,52 @@
 // wire: the curl-like command-line client of HTTPWire (edge layer).
-// Until the CLI issue lands it only knows --version and prints its usage.
+// The entry point: parse the arguments, print the version or a help text, or run a command; turn whatever
+// it throws into one `wire: error: ...` line and curl's exit code. Ctrl-C cancels the running command
+// (exit 130); a second Ctrl-C ends the process at once. No HTTP happens in this file.
+
+import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-let usage = """
-    usage: wire <command> [options] URL...
-    commands: get, head, post, put, delete, upload, download, serve, demo (in progress)
-    """
-
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.first == "--version" {
-    print("wire 0.1.0 (HTTPWire)")
-    exit(0)
+/// Prints the error text for `error` and exits with its code.
+func exit(reporting error: any Error) -> Never {
+    Terminal.writeError(ExitCode.errorText(for: error))
+    exit(ExitCode(for: error).rawValue)
 }
-FileHandleless.writeError(usage)
-exit(2)
 
-/// Writes to standard error without Foundation.
-enum FileHandleless {
-    static func writeError(_ text: String) {
-        let line = text + "\n"
-        _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+/// How many SIGINTs have arrived while a command runs.
+enum Interrupts {
+    static let count = Atomic<Int>(0)
+}
+
+let invocation: Invocation
+do {
+    invocation = try Arguments.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    exit(reporting: error)
+}
+
+switch invocation {
+case .version:
+    Terminal.writeOutput(Help.versionLine + "\n")
+case .help(let command):
+    Terminal.writeOutput(command.map(Help.text(for:)) ?? Help.topLevel)
+case .run(let command):
+    let task = Task { try await Commands.run(command) }
+    // SIGINT is delivered to a dispatch source instead of killing the process, so the command can unwind
+    // (close connections, keep a partial download resumable). The second one exits without waiting.
+    signal(SIGINT, SIG_IGN)
+    let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    interrupts.setEventHandler {
+        if Interrupts.count.add(1, ordering: .relaxed).newValue > 1 { _exit(ExitCode.interrupted.rawValue) }
+        task.cancel()
     }
+    interrupts.resume()
+    let result = await task.result
+    // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
+    if Interrupts.count.load(ordering: .relaxed) > 0 { exit(reporting: CancellationError()) }
+    if case .failure(let error) = result { exit(reporting: error) }
 }
+exit(ExitCode.success.rawValue)

@@ -1,0 +1,107 @@
+// CommandOption: the table of wire's options — spellings, value, one-line summary, and which commands
+// accept each (edge layer). The parser and the help text both read this table, so an option cannot be
+// accepted without being documented, or documented without being accepted. No parsing happens here.
+
+/// One option of wire's command line. The parser switches over these cases exhaustively, so adding a case
+/// forces both its parsing and (through `summary`) its help line to be written.
+enum CommandOption: CaseIterable {
+    case header, output, include, verbose, fail, timeout, connectTimeout, caFile, maxRedirects
+    case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry
+    case port, tls, log, help
+
+    /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
+    var spellings: [String] {
+        switch self {
+        case .header: return ["-H", "--header"]
+        case .output: return ["-o", "--output"]
+        case .include: return ["-i", "--include"]
+        case .verbose: return ["-v", "--verbose"]
+        case .fail: return ["-f", "--fail"]
+        case .timeout: return ["-m", "--timeout", "--max-time"]
+        case .connectTimeout: return ["--connect-timeout"]
+        case .caFile: return ["--cacert"]
+        case .maxRedirects: return ["--max-redirects"]
+        case .progress: return ["--progress"]
+        case .noProgress: return ["--no-progress"]
+        case .parallel: return ["--parallel"]
+        case .json: return ["--json"]
+        case .data: return ["-d", "--data"]
+        case .form: return ["-F", "--form"]
+        case .directory: return ["--dir"]
+        case .restart: return ["--restart"]
+        case .sha256: return ["--sha256"]
+        case .retry: return ["--retry"]
+        case .port: return ["--port"]
+        case .tls: return ["--tls"]
+        case .log: return ["--log"]
+        case .help: return ["-h", "--help"]
+        }
+    }
+
+    /// The placeholder for the option's value in help text; nil for a flag that takes no value.
+    var valueName: String? {
+        switch self {
+        case .header: return "\"Name: value\""
+        case .output, .caFile: return "FILE"
+        case .timeout, .connectTimeout: return "S"
+        case .maxRedirects, .parallel, .retry, .port: return "N"
+        case .json, .data: return "TEXT"
+        case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
+        case .directory: return "DIR"
+        case .sha256: return "HEX"
+        case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help: return nil
+        }
+    }
+
+    /// One line for `wire <command> --help`.
+    var summary: String {
+        switch self {
+        case .header: return "add a request field (repeatable)"
+        case .output: return "write the body to FILE instead of standard output"
+        case .include: return "print the status line and fields before the body"
+        case .verbose: return "print request and response heads on stderr, credentials redacted"
+        case .fail: return "exit 22 when the status is 400 or more"
+        case .timeout: return "give up after S seconds in total"
+        case .connectTimeout: return "give up connecting (DNS, TCP, TLS) after S seconds"
+        case .caFile: return "trust the CA certificates in this PEM bundle"
+        case .maxRedirects: return "follow at most N redirects (default 10, 0 follows none)"
+        case .progress: return "show a progress bar on stderr (default: when stderr is a terminal)"
+        case .noProgress: return "never show a progress bar"
+        case .parallel: return "fetch up to N URLs at once (bodies still appear in order)"
+        case .json: return "send TEXT as the body, with Content-Type: application/json"
+        case .data: return "send TEXT as the body; @FILE sends the file's bytes"
+        case .form: return "add a multipart/form-data part (repeatable)"
+        case .directory: return "save into DIR under the name taken from the URL"
+        case .restart: return "start again from byte 0 instead of resuming a partial file"
+        case .sha256: return "check the finished file's SHA-256 against HEX"
+        case .retry: return "retry a failed transfer up to N times, resuming where it stopped"
+        case .port: return "listen on port N (default 0: the system picks a free port)"
+        case .tls: return "serve HTTPS with a throwaway test certificate"
+        case .log: return "print one line per request on stderr"
+        case .help: return "show this help"
+        }
+    }
+
+    /// The commands that accept this option. `help` is accepted by every command.
+    var commands: Set<CommandName> {
+        let requests: Set<CommandName> = [.get, .head, .post, .put, .delete, .upload, .download]
+        switch self {
+        // A HEAD response has no body: nothing to write to a file, include, or show progress for.
+        case .output, .progress, .noProgress: return requests.subtracting([.head])
+        // A download's body goes to its file alone; a head printed into it would corrupt it.
+        case .include: return requests.subtracting([.head, .download])
+        case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects: return requests
+        case .parallel: return [.get]
+        case .json, .data: return [.post, .put]
+        case .form: return [.upload]
+        case .directory, .restart, .sha256, .retry: return [.download]
+        case .port, .tls, .log: return [.serve]
+        case .help: return Set(CommandName.allCases)
+        }
+    }
+
+    /// The option spelled `word`, if any command knows it.
+    static func named(_ word: String) -> CommandOption? {
+        allCases.first { $0.spellings.contains(word) }
+    }
+}

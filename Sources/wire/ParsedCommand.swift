@@ -1,0 +1,70 @@
+// ParsedCommand: what wire's command line asked for, checked for shape but not yet acted on (edge layer).
+// Plain values only: the parser (Arguments.swift) fills them, Commands.swift acts on them. Nothing here
+// opens a file, resolves a host or validates a URL; those mistakes surface when the command runs.
+
+/// The subcommands of wire, in the order the top-level help lists them.
+enum CommandName: String, CaseIterable, Sendable {
+    case get, head, post, put, delete, upload, download, serve, demo
+}
+
+/// One `-H "Name: value"` request field, as typed. The client validates name and value before sending
+/// (RFC 9110 §5.1, §5.5), so a field with a bad byte fails there with the rule it broke.
+struct HeaderArgument: Equatable, Sendable {
+    var name: String
+    var value: String
+}
+
+/// One `-F` form part: `name=value`, or `name=@path` with optional `;type=` and `;filename=` (curl's syntax).
+struct FormArgument: Equatable, Sendable {
+    var name: String
+    /// The text of a `name=value` part; nil for a file part.
+    var value: String?
+    /// The file of a `name=@path` part; nil for a text part.
+    var path: String?
+    /// `;type=MIME`: the part's Content-Type, instead of the one guessed from the file name.
+    var contentType: String?
+    /// `;filename=NAME`: the file name sent in Content-Disposition, instead of the path's last component.
+    var fileName: String?
+}
+
+/// Where a request body comes from.
+enum BodyArgument: Equatable, Sendable {
+    /// `--json TEXT`: sent as is, with `Content-Type: application/json` unless `-H` gives another.
+    case json(String)
+    /// `--data TEXT`: sent as is.
+    case text(String)
+    /// `--data @FILE`: the file's bytes.
+    case file(String)
+}
+
+/// Everything the command line said for one command. Defaults are the values used when an option is absent.
+struct ParsedCommand: Equatable, Sendable {
+    var command: CommandName
+    /// The URLs, in the order given (one for every command but `get`).
+    var urls: [String] = []
+    var headers: [HeaderArgument] = []
+    var output: String?
+    var include = false
+    var verbose = false
+    var fail = false
+    var timeoutSeconds: Double?
+    var connectTimeoutSeconds: Double?
+    var caFile: String?
+    /// RFC 9110 §15.4 leaves the limit to the client; 10 is what the library uses too.
+    var maxRedirects = 10
+    /// `--progress` (true), `--no-progress` (false), or neither (nil: decided by whether stderr is a terminal).
+    var progress: Bool?
+    var parallel = 1
+    var body: BodyArgument?
+    var form: [FormArgument] = []
+    var directory: String?
+    var restart = false
+    var sha256: String?
+    var retries = 0
+    var port = 0
+    var tls = false
+    var log = false
+    var serveDirectory: String?
+
+    init(command: CommandName) { self.command = command }
+}

@@ -1,0 +1,149 @@
+// ArgumentsTests: the parser in-process — option order, value forms, -F and -H syntax, and that the
+// option table, the parser and the help text agree for every command.
+
+import Testing
+
+@testable import wire
+
+@Suite struct ArgumentsTests {
+    private func command(_ words: [String]) throws -> ParsedCommand {
+        guard case .run(let parsed) = try Arguments.parse(words) else {
+            Issue.record("\(words) did not parse to a command")
+            return ParsedCommand(command: .demo)
+        }
+        return parsed
+    }
+
+    @Test("options may come before, between and after the URLs; URL order is kept")
+    func optionOrder() throws {
+        let before = try command(["get", "-i", "--fail", "-H", "A: 1", "-o", "out", "http://a/", "http://b/"])
+        let between = try command(["get", "http://a/", "-i", "-H", "A: 1", "http://b/", "--fail", "-o", "out"])
+        let after = try command(["get", "http://a/", "http://b/", "-o", "out", "--fail", "-H", "A: 1", "-i"])
+        #expect(before.urls == ["http://a/", "http://b/"])
+        #expect(before.include && before.fail && before.output == "out")
+        #expect(before.headers == [HeaderArgument(name: "A", value: "1")])
+        #expect(between == before)
+        #expect(after == before)
+    }
+
+    @Test("--name=value equals --name value; -- ends the options")
+    func valueForms() throws {
+        let joined = try command(["get", "--timeout=2.5", "--max-redirects=0", "http://a/"])
+        let separate = try command(["get", "--timeout", "2.5", "--max-redirects", "0", "http://a/"])
+        #expect(joined == separate)
+        #expect(joined.timeoutSeconds == 2.5 && joined.maxRedirects == 0)
+        let ended = try command(["get", "-v", "--", "-odd-name", "--fail"])
+        #expect(ended.urls == ["-odd-name", "--fail"])
+        #expect(ended.verbose && !ended.fail)
+        #expect(try command(["get", "-"]).urls == ["-"])
+    }
+
+    @Test("defaults when options are absent")
+    func defaults() throws {
+        let parsed = try command(["download", "http://x/f"])
+        #expect(parsed.maxRedirects == 10 && parsed.parallel == 1 && parsed.retries == 0)
+        #expect(parsed.progress == nil && !parsed.restart && parsed.output == nil && parsed.sha256 == nil)
+    }
+
+    @Test("--progress and --no-progress: the last one wins, neither leaves the choice to the terminal")
+    func progressFlags() throws {
+        #expect(try command(["get", "u", "--progress"]).progress == true)
+        #expect(try command(["get", "u", "--no-progress"]).progress == false)
+        #expect(try command(["get", "u", "--progress", "--no-progress"]).progress == false)
+    }
+
+    @Test("-H splits at the first colon and trims the value's surrounding whitespace")
+    func headers() throws {
+        let parsed = try command(["get", "u", "-H", "X-Time:  12:30 \t", "-H", "Empty:", "--header", "A:b"])
+        #expect(
+            parsed.headers == [
+                HeaderArgument(name: "X-Time", value: "12:30"), HeaderArgument(name: "Empty", value: ""),
+                HeaderArgument(name: "A", value: "b"),
+            ])
+        for bad in [": value", "Bad Name: x", "NoColon"] {
+            #expect(throws: UsageError.self) { try Arguments.parse(["get", "u", "-H", bad]) }
+        }
+    }
+
+    @Test(
+        "-F parts: text values are taken whole, file parts read type= and filename=",
+        arguments: [
+            ("a=1", FormArgument(name: "a", value: "1")),
+            ("a=", FormArgument(name: "a", value: "")),
+            ("a=x;type=text/plain", FormArgument(name: "a", value: "x;type=text/plain")),
+            ("note=a=b", FormArgument(name: "note", value: "a=b")),
+            ("f=@photo.png", FormArgument(name: "f", path: "photo.png")),
+            ("f=@p.bin;type=image/png", FormArgument(name: "f", path: "p.bin", contentType: "image/png")),
+            ("f=@p;filename=a b.png", FormArgument(name: "f", path: "p", fileName: "a b.png")),
+            (
+                "f=@/tmp/p;filename=x.txt;type=text/plain",
+                FormArgument(name: "f", path: "/tmp/p", contentType: "text/plain", fileName: "x.txt")
+            ),
+        ])
+    func formParts(text: String, expected: FormArgument) throws {
+        #expect(try command(["upload", "u", "-F", text]).form == [expected])
+    }
+
+    @Test(
+        "malformed -F parts are usage errors naming the part",
+        arguments: ["novalue", "=v", "f=@", "f=@p;size=3", "f=@p;type="])
+    func badFormParts(text: String) {
+        #expect(throws: UsageError.self) { try Arguments.parse(["upload", "u", "-F", text]) }
+    }
+
+    @Test("--data @FILE reads a file, --data TEXT and --json are sent as given")
+    func bodies() throws {
+        #expect(try command(["post", "u", "--data", "@body.bin"]).body == .file("body.bin"))
+        #expect(try command(["post", "u", "-d", "a=1&b=2"]).body == .text("a=1&b=2"))
+        #expect(try command(["put", "u", "--json", "{}"]).body == .json("{}"))
+    }
+
+    @Test("--sha256 accepts 64 hex digits in either case and keeps them lowercase")
+    func sha256() throws {
+        let upper = String(repeating: "AB12", count: 16)
+        #expect(try command(["download", "u", "--sha256", upper]).sha256 == upper.lowercased())
+        for bad in [
+            String(repeating: "g", count: 64), String(repeating: "a", count: 63),
+            "０" + String(repeating: "a", count: 63),
+        ] {
+            #expect(throws: UsageError.self) { try Arguments.parse(["download", "u", "--sha256", bad]) }
+        }
+    }
+
+    @Test("--help anywhere after a command wins over other mistakes on the line")
+    func helpWins() throws {
+        #expect(try Arguments.parse(["get", "--bogus", "--help"]) == .help(.get))
+        #expect(try Arguments.parse(["upload", "-h"]) == .help(.upload))
+        #expect(try Arguments.parse(["help"]) == .help(nil))
+        #expect(try Arguments.parse(["get", "--", "--help"]) != .help(.get))
+    }
+
+    @Test("every option is accepted by exactly the commands whose help lists it", arguments: CommandName.allCases)
+    func tableMatchesParser(command: CommandName) throws {
+        let operands: [String] =
+            switch command {
+            case .serve: ["dir"]
+            case .demo: []
+            case .get, .head, .post, .put, .delete, .upload, .download: ["http://x/"]
+            }
+        let form = command == .upload ? ["-F", "a=1"] : []
+        for option in CommandOption.allCases where option != .help {
+            for spelling in option.spellings {
+                let value =
+                    option == .form
+                    ? "b=2" : option == .header ? "A: b" : option == .sha256 ? String(repeating: "a", count: 64) : "1"
+                let words = [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + form + operands
+                if option.commands.contains(command) {
+                    #expect(throws: Never.self, "\(words)") { try Arguments.parse(words) }
+                } else {
+                    #expect(
+                        throws: UsageError(
+                            message: "option \(spelling) does not apply to wire \(command.rawValue)", command: command)
+                    ) {
+                        try Arguments.parse(words)
+                    }
+                }
+            }
+        }
+    }
+}
