@@ -8,7 +8,8 @@ import Testing
 
 extension TransportTests {
     @Suite struct Cancellation {
-        @Test("cancelling a waiting read throws CancellationError and leaves no descriptor open", .timeLimit(.minutes(1)))
+        @Test(
+            "cancelling a waiting read throws CancellationError and leaves no descriptor open", .timeLimit(.minutes(1)))
         func cancelRead() async throws {
             let descriptorsBefore = await ProcessProbe.baselineDescriptorCount()
             let targetsBefore = ProcessProbe.openDescriptorTargets()

@@ -58,7 +58,8 @@ extension TransportTests {
             let port = listener.port
             await listener.close()
             let error = await #expect(throws: HTTPWireError.self) {
-                _ = try await TCPSocket.connect(host: "127.0.0.1", port: port, deadline: .after(.seconds(5), phase: .connect))
+                _ = try await TCPSocket.connect(
+                    host: "127.0.0.1", port: port, deadline: .after(.seconds(5), phase: .connect))
             }
             #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
             #expect(error?.exitCode == 7)
@@ -68,7 +69,8 @@ extension TransportTests {
         @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.minutes(1)))
         func unresolvableName() async throws {
             let error = await #expect(throws: HTTPWireError.self) {
-                _ = try await TCPSocket.connect(host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20), phase: .connect))
+                _ = try await TCPSocket.connect(
+                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20), phase: .connect))
             }
             #expect(error == .couldNotResolveHost("no-such-host.invalid"))
             #expect(error?.exitCode == 6)
@@ -93,7 +95,8 @@ extension TransportTests {
             let start = clock.now
             var buffer: [UInt8] = []
             let error = await #expect(throws: HTTPWireError.self) {
-                _ = try await socket.read(into: &buffer, maxBytes: 10, deadline: .after(.milliseconds(200), phase: .head))
+                _ = try await socket.read(
+                    into: &buffer, maxBytes: 10, deadline: .after(.milliseconds(200), phase: .head))
             }
             #expect(error == .timedOut(.head))
             #expect(clock.now - start >= .milliseconds(190))
@@ -102,7 +105,8 @@ extension TransportTests {
             await listener.close()
         }
 
-        @Test("1,000 concurrent loopback connections on one reactor keep the thread count small", .timeLimit(.minutes(1)))
+        @Test(
+            "1,000 concurrent loopback connections on one reactor keep the thread count small", .timeLimit(.minutes(1)))
         func thousandConnections() async throws {
             let server = try EchoServer.start()
             let threadsBefore = ProcessProbe.threadCount()

@@ -98,7 +98,8 @@ extension TransportTests {
             let listener = try Listener.bind()
             let serverTask = Task {
                 let socket = try await listener.accept()
-                try await socket.write(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8), deadline: .never)
+                try await socket.write(
+                    Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8), deadline: .never)
                 var buffer: [UInt8] = []
                 _ = try? await socket.read(into: &buffer, maxBytes: 1000, deadline: .after(.seconds(5), phase: .body))
                 await socket.close()
@@ -165,9 +166,11 @@ extension TransportTests {
                 client: TLSConfiguration(
                     trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)],
                     clientCertificateChain: .file(path: TestCertificates.path("client.pem")),
-                    clientPrivateKey: .text(String(contentsOfFile: TestCertificates.path("client.key"), encoding: .utf8))))
+                    clientPrivateKey: .text(
+                        String(contentsOfFile: TestCertificates.path("client.key"), encoding: .utf8))))
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
-            let stream = try await TLSStream.connect(over: socket, serverName: "localhost", context: client, deadline: .never)
+            let stream = try await TLSStream.connect(
+                over: socket, serverName: "localhost", context: client, deadline: .never)
             #expect(try await stream.read(exactly: 5) == Array("hello".utf8))
             await stream.close()
             #expect(await serverTask.value)
