@@ -12,6 +12,7 @@ extension TransportTests {
             "cancelling a waiting read throws CancellationError and leaves no descriptor open", .timeLimit(.minutes(1)))
         func cancelRead() async throws {
             let descriptorsBefore = await ProcessProbe.baselineDescriptorCount()
+            let ownedBefore = FileDescriptor.openCount
             let targetsBefore = ProcessProbe.openDescriptorTargets()
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -29,7 +30,9 @@ extension TransportTests {
             await silent.close()
             await listener.close()
             #expect(
-                await ProcessProbe.eventually { ProcessProbe.openDescriptorCount() == descriptorsBefore },
+                await ProcessProbe.eventually {
+                    ProcessProbe.openDescriptorCount() == descriptorsBefore && FileDescriptor.openCount == ownedBefore
+                },
                 "before: \(targetsBefore), after: \(ProcessProbe.openDescriptorTargets())")
             #expect(AnyReactorOperation.parkedCount == parkedBefore)
         }
@@ -38,6 +41,7 @@ extension TransportTests {
         func cancelHandshake() async throws {
             let context = try TestCertificates.clientContext()
             let descriptorsBefore = await ProcessProbe.baselineDescriptorCount()
+            let ownedBefore = FileDescriptor.openCount
             let targetsBefore = ProcessProbe.openDescriptorTargets()
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -54,7 +58,9 @@ extension TransportTests {
             await silent.close()
             await listener.close()
             #expect(
-                await ProcessProbe.eventually { ProcessProbe.openDescriptorCount() == descriptorsBefore },
+                await ProcessProbe.eventually {
+                    ProcessProbe.openDescriptorCount() == descriptorsBefore && FileDescriptor.openCount == ownedBefore
+                },
                 "before: \(targetsBefore), after: \(ProcessProbe.openDescriptorTargets())")
         }
 
