@@ -21,7 +21,6 @@
 // write) and one continuation resume; there is no epoll_ctl on the fast path.
 
 import CSystem
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -46,7 +45,7 @@ package final class Reactor: Sendable {
     }
 
     /// The submission queue shared between submitters and the loop.
-    private struct Inbox: ~Copyable {
+    private struct Inbox {
         var commands: [Command] = []
         /// True while the loop is (about to be) inside `epoll_wait` with an empty queue.
         var isSleeping = false
@@ -57,14 +56,19 @@ package final class Reactor: Sendable {
 
     private let epollDescriptor: Int32
     private let wakeDescriptor: Int32
-    private let inbox = Mutex(Inbox())
+    private let inbox = LockedState(Inbox())
 
     private init() {
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         // Without epoll or eventfd no socket can be served at all; this only fails when the process is out
         // of descriptors at start-up, which no caller could recover from.
-        precondition(epoll >= 0 && wake >= 0, "reactor start-up failed: errno \(errno)")
+        let epoll: Int32
+        let wake: Int32
+        do {
+            epoll = try Syscall.runOnce("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+            wake = try Syscall.runOnce("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            preconditionFailure("reactor start-up failed: \(error)")
+        }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = wake

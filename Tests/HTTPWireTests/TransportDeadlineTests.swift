@@ -1,0 +1,43 @@
+// Transport tests without I/O: deadline arithmetic on the monotonic clock, and the reactor's deadline heap
+// (earliest first, finished operations skipped).
+
+import Testing
+
+@testable import HTTPWire
+
+extension TransportTests {
+    @Suite struct Deadlines {
+        @Test("deadlines count from now on the monotonic clock and keep their phase")
+        func arithmetic() {
+            let now = Deadline.nowNanoseconds()
+            let soon = Deadline.after(.milliseconds(1500), phase: .connect)
+            #expect(soon.phase == .connect)
+            #expect(soon.uptimeNanoseconds >= now + 1_500_000_000)
+            #expect(soon.millisecondsRemaining(now: soon.uptimeNanoseconds - 1_000_001) == 2)  // rounds up
+            #expect(soon.millisecondsRemaining(now: soon.uptimeNanoseconds) == 0)
+            #expect(!soon.hasPassed)
+            #expect(Deadline.after(.seconds(-1), phase: .body).hasPassed)
+            #expect(Deadline.never.millisecondsRemaining() == -1)
+            #expect(Deadline.after(.seconds(Int64.max), phase: .total).isNever)
+            #expect(soon.reporting(.head) == Deadline(uptimeNanoseconds: soon.uptimeNanoseconds, phase: .head))
+        }
+
+        @Test("the heap yields expired operations earliest first and skips finished ones")
+        func heapOrder() {
+            var heap = DeadlineHeap()
+            let instants: [UInt64] = [50, 10, 40, 20, 30, 60]
+            let operations = instants.map { instant in
+                ReactorOperation<Int>(
+                    descriptor: nil, deadline: Deadline(uptimeNanoseconds: instant, phase: .body),
+                    body: { .finished(0) })
+            }
+            for operation in operations { heap.push(operation) }
+            operations[3].state = .finished  // the one due at 20 completed in time
+            #expect(heap.earliest()?.uptimeNanoseconds == 10)
+            var expired: [UInt64] = []
+            while let operation = heap.popExpired(now: 45) { expired.append(operation.deadline.uptimeNanoseconds) }
+            #expect(expired == [10, 30, 40])
+            #expect(heap.earliest()?.uptimeNanoseconds == 50)
+        }
+    }
+}
