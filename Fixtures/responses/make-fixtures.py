@@ -382,6 +382,34 @@ fixture(
 )
 
 
+# MARK: Boundaries and combinations
+
+# A head of exactly CodecLimits.maxHeadBytes (status line, fields, empty line) fits; one byte more does not.
+AT_LIMIT_PREFIX = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Pad: "
+AT_LIMIT_PAD = 64 * 1024 - len(AT_LIMIT_PREFIX) - len(b"\r\n\r\n")
+fixture("head-exactly-at-limit", AT_LIMIT_PREFIX + b"p" * AT_LIMIT_PAD + b"\r\n\r\nok", b"ok")
+fixture("head-one-over-limit", AT_LIMIT_PREFIX + b"p" * (AT_LIMIT_PAD + 1) + b"\r\n\r\nok")
+fixture(
+    "fields-exactly-at-limit",
+    head("HTTP/1.1 200 OK", *[f"X-F{index}: v" for index in range(255)], "Content-Length: 2") + b"ok",
+    b"ok",
+)
+fixture("content-length-list-whitespace", head("HTTP/1.1 200 OK", "Content-Length: 5 ,\t5") + b"hello", b"hello")
+fixture(
+    "chunked-int64-max-truncated",
+    head("HTTP/1.1 200 OK", "Transfer-Encoding: chunked") + b"7fffffffffffffff\r\nabc",
+)
+fixture(
+    "chunked-trailer-no-colon",
+    head("HTTP/1.1 200 OK", "Transfer-Encoding: chunked") + b"5\r\nhello\r\n0\r\nNot a trailer\r\n\r\n",
+)
+fixture(
+    "method-head-after-100",
+    head("HTTP/1.1 100 Continue") + head("HTTP/1.1 200 OK", "Content-Length: 5"),
+)
+fixture("keep-alive-http10-until-close", head("HTTP/1.0 200 OK", "Connection: keep-alive") + b"until close", b"until close")
+
+
 def main():
     if "--summary" in sys.argv:
         for name, data, body in FIXTURES:

@@ -33,6 +33,8 @@ extension FixtureCatalog {
         // RFC 9110 §8.6: identical values, as two lines or as a list, may be accepted as one.
         decodes("content-length-identical-lines.http", helloResponse()),
         decodes("content-length-identical-list.http", helloResponse()),
+        // RFC 9110 §5.6.1: OWS may surround the commas of a list.
+        decodes("content-length-list-whitespace.http", helloResponse()),
         // RFC 9112 §6.3 rule 5: differing values are unrecoverable (response splitting).
         fails("content-length-conflict-lines.http", .exactly(.conflictingContentLength(["5", "6"]))),
         // The error lists the field values as received: here one line holding both numbers.
@@ -132,6 +134,10 @@ extension FixtureCatalog {
         fails("chunked-truncated-in-data.http", .exactly(.truncatedBody(expected: nil, received: 3))),
         fails("chunked-truncated-before-last-chunk.http", .exactly(.truncatedBody(expected: nil, received: 5))),
         fails("chunked-truncated-in-trailers.http", .exactly(.truncatedBody(expected: nil, received: 5))),
+        // The largest chunk size that fits in 63 bits is valid; the stream then ends inside it.
+        fails("chunked-int64-max-truncated.http", .exactly(.truncatedBody(expected: nil, received: 3))),
+        // RFC 9112 §7.1.2: trailer lines are field lines, with the same rules.
+        fails("chunked-trailer-no-colon.http", .invalidFieldLine(previewContaining: "Not a trailer")),
     ]
 
     // MARK: No body whatever the fields say (RFC 9112 §6.3 rules 1 and 2)
@@ -139,6 +145,12 @@ extension FixtureCatalog {
     static let bodiless: [FixtureExpectation] = [
         decodes("method-head-content-length.http", bodiless(fields: [.value("Content-Length", "1000")]), method: .head),
         decodes("method-head-chunked.http", bodiless(fields: [.value("Transfer-Encoding", "chunked")]), method: .head),
+        decodes(
+            "method-head-after-100.http",
+            ExpectedResponse(
+                status: 200, informational: [ExpectedInterim(status: 100)], framing: .none, bodyLength: 0,
+                bodyChecksum: emptyChecksum, isKeepAlive: true),
+            method: .head),
         decodes("status-204-with-content-length.http", bodiless(status: 204)),
         decodes("status-304-with-content-length.http", bodiless(status: 304, fields: [.value("ETag", "\"v1\"")])),
         decodes("status-204-with-chunked.http", bodiless(status: 204)),
@@ -210,6 +222,12 @@ extension FixtureCatalog {
             ExpectedResponse(
                 status: 200, framing: .untilClose, bodyLength: 0, bodyChecksum: emptyChecksum, isKeepAlive: false)),
         decodes("keep-alive-http10-keep-alive.http", helloResponse(version: .http1_0, keepAlive: true)),
+        // A body read until close ends with the connection, whatever Connection says.
+        decodes(
+            "keep-alive-http10-until-close.http",
+            ExpectedResponse(
+                version: .http1_0, status: 200, framing: .untilClose, bodyLength: 11,
+                bodyChecksum: 0x709D_8420_A79B_E24B, isKeepAlive: false)),
         decodes("keep-alive-http11-close.http", helloResponse(keepAlive: false)),
         // RFC 9112 §9.6: `close` among the Connection options ends the connection, in any case and position.
         decodes("keep-alive-connection-list.http", helloResponse(keepAlive: false)),

@@ -181,12 +181,24 @@ enum FixtureCatalog {
                     .value("Set-Cookie", "session=" + String(repeating: "c", count: 16 * 1024)),
                 ],
                 framing: .contentLength(5), bodyLength: 5, bodyChecksum: 0x4E1F_D546_1DFE_5EF9, isKeepAlive: true)),
+        decodes(
+            "fields-exactly-at-limit.http",
+            ExpectedResponse(
+                status: 200, fields: [.value("X-F254", "v")], framing: .contentLength(2), bodyLength: 2,
+                bodyChecksum: 0x08B0_5D07_B556_6BEF, isKeepAlive: true)),
         fails("fields-too-many.http", .exactly(.tooManyFields(limit: 256, seen: 257))),
     ]
 
     // MARK: Head size and truncation
 
     static let headLimits: [FixtureExpectation] = [
+        // CodecLimits.maxHeadBytes counts the status line, the fields and the empty line: exactly 64 KiB fits.
+        decodes(
+            "head-exactly-at-limit.http",
+            ExpectedResponse(
+                status: 200, framing: .contentLength(2), bodyLength: 2, bodyChecksum: 0x08B0_5D07_B556_6BEF,
+                isKeepAlive: true)),
+        fails("head-one-over-limit.http", .headTooLarge(limit: 64 * 1024)),
         fails("head-too-large.http", .headTooLarge(limit: 64 * 1024)),
         fails("head-endless-status-line.http", .headTooLarge(limit: 64 * 1024)),
         fails("head-truncated.http", .exactly(.truncatedHead(received: 39))),
