@@ -410,6 +410,13 @@ fixture(
 fixture("keep-alive-http10-until-close", head("HTTP/1.0 200 OK", "Connection: keep-alive") + b"until close", b"until close")
 
 
+# MARK: Found by the fuzzer (Tests/Fuzz/run-fuzz.sh): each crash input, byte for byte
+
+# A complete "head" shorter than the 8 bytes of "HTTP/1.x": decoded whole it is an invalid status line; fed one
+# byte at a time it used to end before the early status-line check and fail as a bare CR instead.
+fixture("fuzz-short-head-bare-cr", bytes.fromhex("300d0d0a0d0affff1d0a"))
+
+
 def main():
     if "--summary" in sys.argv:
         for name, data, body in FIXTURES:

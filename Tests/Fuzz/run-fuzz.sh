@@ -28,7 +28,7 @@ before=$(find "$out/artifacts" -type f | wc -l)
 
 echo "fuzz: running for ${seconds}s on $(find "$out/corpus" -type f | wc -l) corpus inputs"
 set +e
-SWIFT_BACKTRACE=enable=no "$binary" "$out/corpus" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+SWIFT_BACKTRACE=enable=no "$binary" "$out/corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$out/artifacts/" >"$out/fuzz.log" 2>&1
 status=$?
 set -e

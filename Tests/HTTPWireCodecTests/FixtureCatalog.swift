@@ -102,6 +102,8 @@ enum FixtureCatalog {
         fails("status-tls-alert.http", .invalidStatusLine(previewPrefix: "\\x15\\x03\\x03")),
         fails("status-tls-handshake.http", .invalidStatusLine(previewPrefix: "\\x16\\x03\\x03")),
         fails("status-http2-preface.http", .invalidStatusLine(previewPrefix: "PRI * HT")),
+        // Found by the fuzzer: a head shorter than "HTTP/1.x" must fail the same way whatever the split.
+        fails("fuzz-short-head-bare-cr.http", .invalidStatusLine(previewPrefix: "0\\r\\r\\n")),
         fails("status-http2-settings-frame.http", .invalidStatusLine(previewPrefix: "\\x00\\x00\\x12\\x04")),
         // RFC 9112 §2.3: only major version 1 is HTTP/1.1's syntax.
         fails("status-http20-version.http", .unsupportedVersion(previewContaining: "2.0")),
