@@ -16,6 +16,9 @@
 // Cancellation and deadlines end a wait from this thread too: the descriptor is closed (its other pending
 // operations fail with the same error) and the awaiting task resumes with `CancellationError` or
 // `HTTPWireError.timedOut(phase)`. This file must not know about TLS, HTTP or addresses.
+//
+// Thread hops: a submitted operation costs one enqueue (a mutex and, only if the loop sleeps, an eventfd
+// write) and one continuation resume; there is no epoll_ctl on the fast path.
 
 import CSystem
 import Synchronization
@@ -69,6 +72,14 @@ package final class Reactor: Sendable {
         epollDescriptor = epoll
         wakeDescriptor = wake
         SystemThread.start(name: "httpwire-reactor") { [self] in
+            // OpenSSL writes to sockets with plain write(2), which raises SIGPIPE when the peer has gone;
+            // SIGPIPE from a write goes to the writing thread, and blocked there it stays pending forever
+            // and harmless, while the write reports EPIPE. Only this thread writes, so no process-wide
+            // signal setting is needed.
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigaddset(&signals, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
             run(ReactorLoop(epollDescriptor: epoll, wakeDescriptor: wake))
         }
     }

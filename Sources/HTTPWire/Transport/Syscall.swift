@@ -83,6 +83,10 @@ package enum Syscall {
         }
     }
 
+    /// `errno` as left by a library call that reports failure its own way (OpenSSL's SSL_ERROR_SYSCALL):
+    /// read here so that this file stays the only reader of `errno`.
+    package static func errnoAfterLibraryCall() -> Int32 { Glibc.errno }
+
     /// Closes a raw descriptor. Linux releases the descriptor even when `close` reports `EINTR`, so unlike
     /// every other call it is never retried: a retry could close a descriptor another thread just opened.
     package static func close(_ descriptor: Int32) {

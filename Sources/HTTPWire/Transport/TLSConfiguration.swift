@@ -1,0 +1,74 @@
+// TLSConfiguration: what a user can say about TLS, for a client and for a server (transport layer).
+//
+// These are plain values: which certificates to trust beyond the system store, which certificate to
+// present, whether to verify at all. They are given per client (never through a process-wide environment
+// variable such as SSL_CERT_FILE, which would silently change the trust of every other TLS user in the
+// process) and turned into an OpenSSL context by `TLSContext`. Nothing here touches OpenSSL or sockets.
+
+/// Where PEM-encoded certificates or a key come from: a file, or the PEM text itself.
+public enum PEMSource: Sendable, Hashable {
+    /// A PEM file on disk, read when the TLS context is built.
+    case file(path: String)
+    /// PEM text ("-----BEGIN CERTIFICATE-----" ...), for material that never touches the disk.
+    case text(String)
+}
+
+/// Client-side TLS settings.
+///
+/// HTTPWire always requires TLS 1.2 or newer (RFC 9325 §3.1.1: TLS 1.0 and 1.1 must not be negotiated),
+/// offers ALPN "http/1.1", sends SNI for DNS names (not for IP literals: RFC 6066 §3 forbids addresses in
+/// SNI) and checks the certificate against the host: a DNS name against its names, an IP literal against
+/// its IP-address SANs (RFC 9110 §4.3.4, RFC 6125).
+///
+/// ```swift
+/// var tls = TLSConfiguration()
+/// tls.additionalTrustRoots = [.file(path: "/etc/my-company/root-ca.pem")]
+/// tls.clientCertificateChain = .file(path: "client.pem")   // mutual TLS
+/// tls.clientPrivateKey = .file(path: "client-key.pem")
+/// ```
+public struct TLSConfiguration: Sendable, Hashable {
+    /// Trust the system's CA store (Debian: /etc/ssl/certs from ca-certificates). Default true.
+    public var trustsSystemRoots: Bool
+    /// Further CA certificates to trust, for this client only (a private CA, a test CA).
+    public var additionalTrustRoots: [PEMSource]
+    /// The certificate (and intermediates) to present when the server asks for one (mutual TLS).
+    public var clientCertificateChain: PEMSource?
+    /// The private key of `clientCertificateChain`, unencrypted PEM.
+    public var clientPrivateKey: PEMSource?
+    /// Verify the server's certificate and name. Turning this off (curl's `--insecure`) makes the connection
+    /// open to any interceptor; it exists for testing only. Default true.
+    public var verifiesPeer: Bool
+
+    /// The defaults: system trust store, verification on, no client certificate.
+    public init(
+        trustsSystemRoots: Bool = true, additionalTrustRoots: [PEMSource] = [],
+        clientCertificateChain: PEMSource? = nil, clientPrivateKey: PEMSource? = nil, verifiesPeer: Bool = true
+    ) {
+        self.trustsSystemRoots = trustsSystemRoots
+        self.additionalTrustRoots = additionalTrustRoots
+        self.clientCertificateChain = clientCertificateChain
+        self.clientPrivateKey = clientPrivateKey
+        self.verifiesPeer = verifiesPeer
+    }
+}
+
+/// Server-side TLS settings, for the fixture server and `wire serve`.
+///
+/// ```swift
+/// let tls = TLSServerConfiguration(certificateChain: .file(path: "leaf.pem"), privateKey: .file(path: "leaf.key"))
+/// ```
+public struct TLSServerConfiguration: Sendable, Hashable {
+    /// The server's certificate followed by any intermediates.
+    public var certificateChain: PEMSource
+    /// The private key of the certificate, unencrypted PEM.
+    public var privateKey: PEMSource
+    /// When not empty, clients must present a certificate issued by one of these CAs (mutual TLS).
+    public var clientCertificateTrustRoots: [PEMSource]
+
+    /// A server presenting `certificateChain`; client certificates required only if roots are given.
+    public init(certificateChain: PEMSource, privateKey: PEMSource, clientCertificateTrustRoots: [PEMSource] = []) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.clientCertificateTrustRoots = clientCertificateTrustRoots
+    }
+}
