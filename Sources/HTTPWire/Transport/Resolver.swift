@@ -6,6 +6,8 @@
 // alternate (RFC 8305 §4: interleave families so that one broken family cannot delay the other for long).
 // This file neither opens sockets nor knows about HTTP.
 
+import CSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif
