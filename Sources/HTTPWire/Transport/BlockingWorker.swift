@@ -6,8 +6,6 @@
 // once; the blocking call still finishes in the background and its result is dropped. This file knows
 // nothing about DNS or files: it runs closures.
 
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -27,7 +25,7 @@ package final class BlockingWorker: Sendable {
             case finished
         }
         let work: @Sendable () throws -> any Sendable
-        let state = Mutex(State.created)
+        let state = LockedState(State.created)
 
         init(work: @escaping @Sendable () throws -> any Sendable) { self.work = work }
 
@@ -52,7 +50,7 @@ package final class BlockingWorker: Sendable {
     /// The shared worker: two threads, so one slow DNS lookup does not hold up a file read.
     package static let shared = BlockingWorker(threadCount: 2)
 
-    private let queue = Mutex<[Job]>([])
+    private let queue = LockedState<[Job]>([])
     /// Counts queued jobs; threads sleep on it. Allocated once, never freed (the worker lives forever).
     private nonisolated(unsafe) let available: UnsafeMutablePointer<sem_t>
 

@@ -21,7 +21,6 @@
 // write) and one continuation resume; there is no epoll_ctl on the fast path.
 
 import CSystem
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -46,7 +45,7 @@ package final class Reactor: Sendable {
     }
 
     /// The submission queue shared between submitters and the loop.
-    private struct Inbox: ~Copyable {
+    private struct Inbox {
         var commands: [Command] = []
         /// True while the loop is (about to be) inside `epoll_wait` with an empty queue.
         var isSleeping = false
@@ -57,7 +56,7 @@ package final class Reactor: Sendable {
 
     private let epollDescriptor: Int32
     private let wakeDescriptor: Int32
-    private let inbox = Mutex(Inbox())
+    private let inbox = LockedState(Inbox())
 
     private init() {
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))

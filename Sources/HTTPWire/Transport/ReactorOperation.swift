@@ -8,6 +8,8 @@
 // twice, whichever of completion, failure, cancellation or deadline comes first. Everything here is owned
 // by the reactor thread once the operation is submitted; this file makes no system calls itself.
 
+import Synchronization
+
 /// The readiness an operation waits for before its next attempt.
 package enum Interest: Sendable, Hashable {
     /// Data (or end of stream, or an incoming connection) can be read.
@@ -43,7 +45,22 @@ package class AnyReactorOperation: @unchecked Sendable {
     /// When the reactor gives up: it closes the descriptor and reports `timedOut(deadline.phase)`.
     let deadline: Deadline
     /// Reactor thread only.
-    var state: State = .created
+    var state: State = .created {
+        didSet {
+            switch (oldValue, state) {
+            case (.waiting, .waiting), (.created, .created), (.finished, _), (.created, .finished): break
+            case (.created, .waiting): Self.parked.add(1, ordering: .relaxed)
+            case (.waiting, _): Self.parked.subtract(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Operations waiting for readiness or a deadline right now, process-wide.
+    private static let parked = Atomic<Int>(0)
+
+    /// How many operations are parked in the reactor: lets tests wait until a read or handshake is
+    /// really waiting before they cancel it, instead of sleeping and hoping.
+    package static var parkedCount: Int { parked.load(ordering: .relaxed) }
     /// Set when cancellation reached the reactor before the operation did. Reactor thread only.
     var isCancelRequested = false
 

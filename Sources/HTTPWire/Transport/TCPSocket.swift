@@ -68,7 +68,9 @@ package final class TCPSocket: Connection, CustomStringConvertible {
                 if !isStarted {
                     isStarted = true
                     do {
-                        _ = try Syscall.runOnce("connect") { address.withSocketAddress { Glibc.connect(number, $0, $1) } }
+                        _ = try Syscall.runOnce("connect") {
+                            address.withSocketAddress { Glibc.connect(number, $0, $1) }
+                        }
                         return .finished(())
                     } catch let error as SystemCallError where error.errno == EINPROGRESS {
                         return .wait(.writable)  // the usual case: the handshake is under way
@@ -201,9 +203,11 @@ package final class TCPSocket: Connection, CustomStringConvertible {
                     do {
                         written = try Syscall.run("splice") {
                             if offset == nil {
-                                return splice(pipe.readEnd.rawValue, nil, file, nil, bytesInPipe, httpwire_SPLICE_F_MOVE)
+                                return splice(
+                                    pipe.readEnd.rawValue, nil, file, nil, bytesInPipe, httpwire_SPLICE_F_MOVE)
                             }
-                            return splice(pipe.readEnd.rawValue, nil, file, &position, bytesInPipe, httpwire_SPLICE_F_MOVE)
+                            return splice(
+                                pipe.readEnd.rawValue, nil, file, &position, bytesInPipe, httpwire_SPLICE_F_MOVE)
                         }
                     } catch let error as SystemCallError {
                         throw HTTPWireError.localWriteFailed(path: "", errno: error.errno)
@@ -219,7 +223,9 @@ package final class TCPSocket: Connection, CustomStringConvertible {
                 let received: SyscallResult<Int>
                 do {
                     received = try Syscall.run("splice") {
-                        splice(descriptor.rawValue, nil, pipe.writeEnd.rawValue, nil, wanted, httpwire_SPLICE_F_MOVE | httpwire_SPLICE_F_NONBLOCK)
+                        splice(
+                            descriptor.rawValue, nil, pipe.writeEnd.rawValue, nil, wanted,
+                            httpwire_SPLICE_F_MOVE | httpwire_SPLICE_F_NONBLOCK)
                     }
                 } catch let error as SystemCallError {
                     throw HTTPWireError.receiveFailed(errno: error.errno)

@@ -1,0 +1,144 @@
+// Transport measurements, not correctness tests: run with HTTPWIRE_MEASURE=1 (release build advised):
+//   HTTPWIRE_MEASURE=1 swift test -c release --filter TransportTests.Measurements
+// They print loopback throughput for several read sizes, splice(2) throughput and the rate of small
+// request/response round trips, so that the read size and the reactor's fast path rest on numbers.
+// Both ends run on the one reactor, so every figure includes the in-process server's work too.
+
+import Foundation
+import Testing
+
+@testable import HTTPWire
+
+extension TransportTests {
+    @Suite(.enabled(if: ProcessInfo.processInfo.environment["HTTPWIRE_MEASURE"] == "1"))
+    struct Measurements {
+        /// A server that sends `total` bytes on its first connection, then closes.
+        private func startSender(total: Int, tls: TLSContext? = nil) throws -> (Listener, Task<Void, any Error>) {
+            let listener = try Listener.bind()
+            let task = Task {
+                let socket = try await listener.accept()
+                let connection: any Connection =
+                    if let tls { try await TLSStream.accept(over: socket, context: tls, deadline: .never) } else {
+                        socket
+                    }
+                let chunk = patternBytes(4 << 20)
+                var sent = 0
+                while sent < total {
+                    let count = min(chunk.count, total - sent)
+                    try await connection.write(chunk[..<count], deadline: .never)
+                    sent += count
+                }
+                await connection.close()
+            }
+            return (listener, task)
+        }
+
+        private func megabytesPerSecond(_ bytes: Int, _ duration: Duration) -> Int {
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            return Int(Double(bytes) / seconds / 1e6)
+        }
+
+        @Test(
+            "plain download throughput by read size", .timeLimit(.minutes(5)),
+            arguments: [64 << 10, 256 << 10, 1 << 20])
+        func plainThroughput(readSize: Int) async throws {
+            let total = 1 << 30
+            let (listener, sender) = try startSender(total: total)
+            let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(readSize)
+            var received = 0
+            var reads = 0
+            let clock = ContinuousClock()
+            let elapsed = try await clock.measure {
+                while true {
+                    buffer.removeAll(keepingCapacity: true)
+                    let count = try await socket.read(into: &buffer, maxBytes: readSize, deadline: .never)
+                    if count == 0 { break }
+                    received += count
+                    reads += 1
+                }
+            }
+            try await sender.value
+            await socket.close()
+            await listener.close()
+            #expect(received == total)
+            print(
+                "measure: plain 1 GiB, reads of \(readSize >> 10) KiB: \(megabytesPerSecond(total, elapsed)) MB/s, \(reads) reads"
+            )
+        }
+
+        @Test("plain download into /dev/null with splice", .timeLimit(.minutes(5)))
+        func spliceThroughput() async throws {
+            let total = 1 << 30
+            let (listener, sender) = try startSender(total: total)
+            let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
+            let sink = open("/dev/null", O_WRONLY | O_CLOEXEC)
+            defer { close(sink) }
+            var received: Int64 = 0
+            var calls = 0
+            let elapsed = try await ContinuousClock().measure {
+                while true {
+                    let moved = try await socket.spliceToFile(sink, offset: nil, maxBytes: 16 << 20, deadline: .never)
+                    if moved == 0 { break }
+                    received += moved
+                    calls += 1
+                }
+            }
+            try await sender.value
+            await socket.close()
+            await listener.close()
+            #expect(received == Int64(total))
+            print("measure: splice 1 GiB to /dev/null: \(megabytesPerSecond(total, elapsed)) MB/s, \(calls) calls")
+        }
+
+        @Test("TLS download throughput", .timeLimit(.minutes(5)))
+        func tlsThroughput() async throws {
+            let total = 512 << 20
+            let (listener, sender) = try startSender(total: total, tls: try TestCertificates.serverContext("leaf"))
+            let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
+            let stream = try await TLSStream.connect(
+                over: socket, serverName: "localhost", context: try TestCertificates.clientContext(), deadline: .never)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(256 << 10)
+            var received = 0
+            let elapsed = try await ContinuousClock().measure {
+                while true {
+                    buffer.removeAll(keepingCapacity: true)
+                    let count = try await stream.read(into: &buffer, maxBytes: 256 << 10, deadline: .never)
+                    if count == 0 { break }
+                    received += count
+                }
+            }
+            try await sender.value
+            await stream.close()
+            await listener.close()
+            #expect(received == total)
+            print("measure: tls 512 MiB (both ends in process): \(megabytesPerSecond(total, elapsed)) MB/s")
+        }
+
+        @Test("sequential small round trips", .timeLimit(.minutes(5)))
+        func roundTrips() async throws {
+            let server = try EchoServer.start()
+            let socket = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: .never)
+            let request = Array(repeating: UInt8(ascii: "x"), count: 200)
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(4096)
+            let count = 5000
+            let elapsed = try await ContinuousClock().measure {
+                for _ in 0..<count {
+                    try await socket.write(request, deadline: .after(.seconds(5), phase: .send))
+                    buffer.removeAll(keepingCapacity: true)
+                    while buffer.count < request.count {
+                        _ = try await socket.read(
+                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5), phase: .head))
+                    }
+                }
+            }
+            await socket.close()
+            await server.stop()
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            print("measure: \(count) sequential 200-byte round trips: \(Int(Double(count) / seconds)) per second")
+        }
+    }
+}

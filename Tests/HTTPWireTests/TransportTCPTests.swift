@@ -1,0 +1,135 @@
+// Transport tests over plain TCP: round trips, connect and resolve failures, many concurrent connections
+// on the one reactor, and deadlines that report their phase.
+
+import Foundation
+import Testing
+
+@testable import HTTPWire
+
+extension TransportTests {
+    @Suite struct TCP {
+        @Test("a plain round trip through the in-process echo server", .timeLimit(.minutes(1)))
+        func roundTrip() async throws {
+            let server = try EchoServer.start()
+            let socket = try await TCPSocket.connect(
+                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5), phase: .connect))
+            let message = patternBytes(300_000)  // larger than one socket buffer: partial writes happen
+            async let sent: Void = socket.write(message, deadline: .after(.seconds(10), phase: .send))
+            let echoed = try await socket.read(exactly: message.count)
+            try await sent
+            #expect(echoed == message)
+            await socket.close()
+            #expect(!socket.isOpen)
+            await server.stop()
+        }
+
+        @Test("end of stream reads as 0", .timeLimit(.minutes(1)))
+        func endOfStream() async throws {
+            let listener = try Listener.bind()
+            async let accepted = listener.accept(deadline: .after(.seconds(5), phase: .connect))
+            let socket = try await TCPSocket.connect(host: "localhost", port: listener.port, deadline: .never)
+            let server = try await accepted
+            try await server.write(Array("bye".utf8), deadline: .never)
+            await server.close()
+            let bytes = try await socket.read(exactly: 10)
+            #expect(bytes == Array("bye".utf8))
+            var buffer: [UInt8] = []
+            #expect(try await socket.read(into: &buffer, maxBytes: 100, deadline: .never) == 0)
+            await socket.close()
+            await listener.close()
+        }
+
+        @Test("IPv6 loopback: listen on ::1 and connect to the literal", .timeLimit(.minutes(1)))
+        func ipv6Loopback() async throws {
+            let server = try EchoServer.start(host: "::1")
+            #expect(server.listener.localAddress.isIPv6)
+            let socket = try await TCPSocket.connect(host: "::1", port: server.port, deadline: .never)
+            #expect(socket.remoteAddress.description == "[::1]:\(server.port)")
+            try await socket.write(Array("six".utf8), deadline: .never)
+            #expect(try await socket.read(exactly: 3) == Array("six".utf8))
+            await socket.close()
+            await server.stop()
+        }
+
+        @Test("a closed port is couldNotConnect with the host, port and errno (exit 7)", .timeLimit(.minutes(1)))
+        func closedPort() async throws {
+            // Bind to learn a free port, then close it: nothing listens there afterwards.
+            let listener = try Listener.bind()
+            let port = listener.port
+            await listener.close()
+            let error = await #expect(throws: HTTPWireError.self) {
+                _ = try await TCPSocket.connect(
+                    host: "127.0.0.1", port: port, deadline: .after(.seconds(5), phase: .connect))
+            }
+            #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
+            #expect(error?.exitCode == 7)
+            #expect(error?.description.contains("connection refused") == true)
+        }
+
+        @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.minutes(1)))
+        func unresolvableName() async throws {
+            let error = await #expect(throws: HTTPWireError.self) {
+                _ = try await TCPSocket.connect(
+                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20), phase: .connect))
+            }
+            #expect(error == .couldNotResolveHost("no-such-host.invalid"))
+            #expect(error?.exitCode == 6)
+        }
+
+        @Test("literal addresses resolve without DNS", .timeLimit(.minutes(1)))
+        func literals() async throws {
+            let four = try await Resolver.resolve(host: "127.0.0.1", port: 8080, deadline: .never)
+            #expect(four.map(\.description) == ["127.0.0.1:8080"])
+            let six = try await Resolver.resolve(host: "::1", port: 443, deadline: .never)
+            #expect(six.map(\.description) == ["[::1]:443"])
+            #expect(Resolver.literalAddress(host: "localhost", port: 1) == nil)
+        }
+
+        @Test("a read that outlives its deadline reports the phase and closes the socket", .timeLimit(.minutes(1)))
+        func readDeadline() async throws {
+            let listener = try Listener.bind()
+            async let accepted = listener.accept()
+            let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
+            let silent = try await accepted
+            let clock = ContinuousClock()
+            let start = clock.now
+            var buffer: [UInt8] = []
+            let error = await #expect(throws: HTTPWireError.self) {
+                _ = try await socket.read(
+                    into: &buffer, maxBytes: 10, deadline: .after(.milliseconds(200), phase: .head))
+            }
+            #expect(error == .timedOut(.head))
+            #expect(clock.now - start >= .milliseconds(190))
+            #expect(!socket.isOpen)
+            await silent.close()
+            await listener.close()
+        }
+
+        @Test(
+            "1,000 concurrent loopback connections on one reactor keep the thread count small", .timeLimit(.minutes(1)))
+        func thousandConnections() async throws {
+            let server = try EchoServer.start()
+            let threadsBefore = ProcessProbe.threadCount()
+            let peakThreads = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<1000 {
+                    group.addTask {
+                        let socket = try await TCPSocket.connect(
+                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30), phase: .connect))
+                        let message = Array("connection \(index)".utf8)
+                        try await socket.write(message, deadline: .after(.seconds(30), phase: .send))
+                        let echoed = try await socket.read(exactly: message.count)
+                        let threads = ProcessProbe.threadCount()
+                        await socket.close()
+                        #expect(echoed == message)
+                        return threads
+                    }
+                }
+                return try await group.reduce(0) { max($0, $1) }
+            }
+            await server.stop()
+            // One reactor, two blocking workers and the cooperative pool: no thread per connection.
+            #expect(peakThreads <= max(threadsBefore, 1) + 8, "threads before \(threadsBefore), peak \(peakThreads)")
+            #expect(peakThreads < 40)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+// TransportTests: the parent suite of every transport test, and the helpers they share.
+//
+// The transport suites count the process's open descriptors and threads, so they must not run beside each
+// other: the parent suite is serialized, and every transport suite is nested in it (in its own file,
+// through an extension). Helpers: a certificate directory made by Fixtures/tls/make-certs.sh once per
+// test run, an echo server on 127.0.0.1:0 built on `Listener`, and probes of /proc/self.
+
+import Foundation
+import Testing
+
+@testable import HTTPWire
+
+@Suite(.serialized) struct TransportTests {}
+
+/// Reads of /proc/self that show leaks and thread growth.
+enum ProcessProbe {
+    /// The descriptor count to compare against later: first the reactor is started and the runtime's timer
+    /// is used once, so descriptors they open once per process (epoll, eventfd, timerfd) are in the count.
+    /// Descriptors another part of the process is still releasing (a finished child process's pipes) would
+    /// move the baseline, so it waits until three readings 20 ms apart agree.
+    static func baselineDescriptorCount() async -> Int {
+        _ = Reactor.shared
+        var readings: [Int] = []
+        for _ in 0..<100 {
+            try? await Task.sleep(for: .milliseconds(20))
+            readings.append(openDescriptorCount())
+            if readings.count >= 3 && Set(readings.suffix(3)).count == 1 { break }
+        }
+        return readings.last ?? openDescriptorCount()
+    }
+
+    /// Entries of /proc/self/fd: every open descriptor of the process.
+    static func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    /// What each open descriptor refers to ("socket:[123]", "pipe:[456]", a path), for failure messages.
+    static func openDescriptorTargets() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.sorted().map { name in
+            "\(name)=" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)) ?? "?")
+        }
+    }
+
+    /// Entries of /proc/self/task: the process's threads.
+    static func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    }
+
+    /// Waits (polling, up to `timeout`) until `condition` holds; returns whether it did.
+    static func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        while clock.now < end {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return condition()
+    }
+
+    /// Waits until the reactor has at least `count` parked operations (a read or handshake really waiting).
+    static func waitUntilParked(atLeast count: Int) async -> Bool {
+        await eventually { AnyReactorOperation.parkedCount >= count }
+    }
+}
+
+/// The throwaway CA and certificates, generated once per test process into a temporary directory.
+enum TestCertificates {
+    /// The directory holding ca.pem, leaf.pem, expired.pem... (see make-certs.sh), or nil if it failed.
+    static let directory: String? = {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/tls/make-certs.sh").path
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("httpwire-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [script, output]
+        do {
+            try process.run()
+            process.waitUntilExit()
+        } catch {
+            return nil
+        }
+        return process.terminationStatus == 0 ? output : nil
+    }()
+
+    /// Path of `name` (e.g. "leaf.pem") in the generated directory.
+    static func path(_ name: String) throws -> String {
+        let directory = try #require(directory, "make-certs.sh failed")
+        return directory + "/" + name
+    }
+
+    /// A server context presenting `leafName`.pem with its key.
+    static func serverContext(_ leafName: String, clientRoots: [PEMSource] = []) throws -> TLSContext {
+        try TLSContext(
+            server: TLSServerConfiguration(
+                certificateChain: .file(path: path(leafName + ".pem")),
+                privateKey: .file(path: path(leafName + ".key")), clientCertificateTrustRoots: clientRoots))
+    }
+
+    /// A client context trusting only the test CA (not the system store).
+    static func clientContext(trusting roots: [PEMSource]? = nil) throws -> TLSContext {
+        try TLSContext(
+            client: TLSConfiguration(
+                trustsSystemRoots: false, additionalTrustRoots: roots ?? [.file(path: path("ca.pem"))]))
+    }
+}
+
+/// An in-process server on 127.0.0.1:0 that echoes each connection's bytes back until end of stream.
+struct EchoServer: Sendable {
+    let listener: Listener
+    let task: Task<Void, Never>
+
+    var port: Int { listener.port }
+
+    /// Starts accepting; with `tls`, each connection is wrapped in a server-side TLS stream first.
+    static func start(tls: TLSContext? = nil, host: String = "127.0.0.1") throws -> EchoServer {
+        let listener = try Listener.bind(host: host, port: 0)
+        let task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                while let socket = try? await listener.accept() {
+                    group.addTask {
+                        let connection: any Connection
+                        if let tls {
+                            guard let stream = try? await TLSStream.accept(over: socket, context: tls, deadline: .never)
+                            else { return }
+                            connection = stream
+                        } else {
+                            connection = socket
+                        }
+                        await echo(connection)
+                    }
+                }
+            }
+        }
+        return EchoServer(listener: listener, task: task)
+    }
+
+    private static func echo(_ connection: any Connection) async {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(64 * 1024)
+        while let count = try? await connection.read(into: &buffer, maxBytes: 64 * 1024, deadline: .never), count > 0 {
+            guard (try? await connection.write(buffer[...], deadline: .never)) != nil else { break }
+            buffer.removeAll(keepingCapacity: true)
+        }
+        await connection.close()
+    }
+
+    /// Stops accepting and waits until every connection has been closed.
+    func stop() async {
+        await listener.close()
+        await task.value
+    }
+}
+
+extension Connection {
+    /// Reads until `count` bytes arrived or the stream ended.
+    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20), phase: .body)) async throws -> [UInt8] {
+        var received: [UInt8] = []
+        received.reserveCapacity(count)
+        while received.count < count {
+            let got = try await read(into: &received, maxBytes: count - received.count, deadline: deadline)
+            if got == 0 { break }
+        }
+        return received
+    }
+}
+
+/// Bytes that differ from position to position (so an offset mistake shows), from a fixed seed.
+func patternBytes(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
+    var state = seed
+    return (0..<count).map { _ in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 33)
+    }
+}
