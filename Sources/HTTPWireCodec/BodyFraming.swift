@@ -56,9 +56,9 @@ extension BodyFraming {
         var sawClose = false
         var sawKeepAlive = false
         for value in fields.connection {
-            for element in value.utf8.split(separator: 0x2C) {
-                if elementEquals(element, "close") { sawClose = true }
-                if elementEquals(element, "keep-alive") { sawKeepAlive = true }
+            forEachElement(of: value) { element in
+                if equalsIgnoringCase(element, "close") { sawClose = true }
+                if equalsIgnoringCase(element, "keep-alive") { sawKeepAlive = true }
             }
         }
         if sawClose { return false }
@@ -102,47 +102,66 @@ extension BodyFraming {
     static func contentLength(_ values: [String]) throws(CodecError) -> Int64? {
         guard !values.isEmpty else { return nil }
         var agreed: Int64?
+        var isConflicting = false
         for value in values {
-            for element in value.utf8.split(separator: 0x2C, omittingEmptySubsequences: false) {
-                guard let length = decimalValue(element) else { throw .invalidContentLength(value) }
-                if let agreed, agreed != length { throw .conflictingContentLength(values) }
+            var isValid = true
+            forEachElement(of: value) { element in
+                guard let length = decimalValue(element) else {
+                    isValid = false
+                    return
+                }
+                if let agreed, agreed != length { isConflicting = true }
                 agreed = length
             }
+            // A value that is not a number is reported before a disagreement between numbers.
+            if !isValid { throw .invalidContentLength(value) }
         }
+        if isConflicting { throw .conflictingContentLength(values) }
         return agreed
     }
 
-    /// A run of decimal digits surrounded by optional OWS, or nil when it is empty, holds anything else,
-    /// or does not fit in an Int64 (a length nobody can send, and an overflow would wrap to a small one).
-    private static func decimalValue(_ element: Substring.UTF8View) -> Int64? {
-        var result: Int64 = 0
-        var digits = 0
-        var trailingSpace = false
-        for byte in element {
-            if ByteClasses.isWhitespace(byte) {
-                if digits > 0 { trailingSpace = true }
-                continue
+    /// Calls `body` with each comma-separated element of a list value (RFC 9110 §5.6.1), OWS trimmed, empty
+    /// elements included. Works on the string's UTF-8 storage directly: no arrays, no substrings.
+    private static func forEachElement(of value: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var value = value
+        value.withUTF8 { bytes in
+            var start = 0
+            while start <= bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: ",") { end += 1 }
+                var low = start
+                var high = end
+                while low < high && ByteClasses.isWhitespace(bytes[low]) { low += 1 }
+                while high > low && ByteClasses.isWhitespace(bytes[high - 1]) { high -= 1 }
+                body(UnsafeBufferPointer(rebasing: bytes[low..<high]))
+                start = end + 1
             }
-            guard HeadParser.isDigit(byte), !trailingSpace else { return nil }
+        }
+    }
+
+    /// Decimal digits only, or nil when the element is empty, holds anything else, or does not fit in an
+    /// Int64 (a length nobody can send, and an overflow would wrap to a small one).
+    private static func decimalValue(_ element: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !element.isEmpty else { return nil }
+        var result: Int64 = 0
+        for byte in element {
+            guard HeadParser.isDigit(byte) else { return nil }
             let (times10, overflow1) = result.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte &- 0x30))
             if overflow1 || overflow2 { return nil }
             result = sum
-            digits += 1
         }
-        return digits > 0 ? result : nil
+        return result
     }
 
-    /// ASCII case-insensitive comparison of a list element (OWS trimmed) with a lowercase token.
-    private static func elementEquals(_ element: Substring.UTF8View, _ token: StaticString) -> Bool {
-        var start = element.startIndex
-        var end = element.endIndex
-        while start < end && ByteClasses.isWhitespace(element[start]) { start = element.index(after: start) }
-        while end > start && ByteClasses.isWhitespace(element[element.index(before: end)]) {
-            end = element.index(before: end)
-        }
-        return token.withUTF8Buffer { expected in
-            element[start..<end].lazy.map(ByteClasses.lowercased).elementsEqual(expected)
+    /// ASCII case-insensitive comparison of a list element with a lowercase token.
+    private static func equalsIgnoringCase(_ element: UnsafeBufferPointer<UInt8>, _ token: StaticString) -> Bool {
+        token.withUTF8Buffer { expected in
+            guard element.count == expected.count else { return false }
+            for index in 0..<expected.count where ByteClasses.lowercased(element[index]) != expected[index] {
+                return false
+            }
+            return true
         }
     }
 }

@@ -148,8 +148,9 @@ public struct ChunkedDecoder: Sendable {
 
     /// Parses a complete size line (without its LF, with its CR): hex digits, optional extensions, CR.
     private func parseSizeLine(_ line: UnsafeBufferPointer<UInt8>) throws(CodecError) -> Int64 {
-        let invalid = CodecError.invalidChunkSize(preview: ByteClasses.escapedPreview(line))
-        guard let last = line.last, last == ByteClasses.cr else { throw invalid }
+        // Built only when needed: escaping is far slower than parsing.
+        func invalid() -> CodecError { .invalidChunkSize(preview: ByteClasses.escapedPreview(line)) }
+        guard let last = line.last, last == ByteClasses.cr else { throw invalid() }
         let end = line.count - 1
         var size: Int64 = 0
         var index = 0
@@ -159,16 +160,16 @@ public struct ChunkedDecoder: Sendable {
             size = size << 4 | Int64(digit)
             index += 1
         }
-        guard index > 0 else { throw invalid }
+        guard index > 0 else { throw invalid() }
         // RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ).
         // Extensions carry nothing HTTPWire uses, so after the BWS and ";" they are skipped, but only over
         // field-value bytes: a NUL, a bare CR or another control byte is refused. Trailing BWS without an
         // extension ("5 \r\n", sent by some old servers) is accepted; it cannot change the size.
         while index < end && ByteClasses.isWhitespace(line[index]) { index += 1 }
         if index < end {
-            guard line[index] == UInt8(ascii: ";") else { throw invalid }
+            guard line[index] == UInt8(ascii: ";") else { throw invalid() }
             while index < end {
-                guard ByteClasses.isFieldValueByte(line[index]) else { throw invalid }
+                guard ByteClasses.isFieldValueByte(line[index]) else { throw invalid() }
                 index += 1
             }
         }

@@ -45,22 +45,23 @@ enum HeadParser {
     static func parseStatusLine(
         _ line: UnsafeBufferPointer<UInt8>
     ) throws(CodecError) -> (version: HTTPVersion, status: Status, reason: String) {
-        let invalid = CodecError.invalidStatusLine(preview: ByteClasses.escapedPreview(line))
+        // Built only when needed: escaping is far slower than parsing.
+        func invalid() -> CodecError { .invalidStatusLine(preview: ByteClasses.escapedPreview(line)) }
         // "HTTP/1.x SP ddd" is 12 bytes; the version prefix itself was checked early, check it again here.
         guard line.count >= 12, let version = try parseVersion(line, at: 0), line[8] == ByteClasses.space else {
-            throw invalid
+            throw invalid()
         }
         var code = 0
         for index in 9..<12 {
-            guard isDigit(line[index]) else { throw invalid }
+            guard isDigit(line[index]) else { throw invalid() }
             code = code * 10 + Int(line[index] &- 0x30)
         }
         // RFC 9110 §15: status codes are 100...599 (600...999 are treated as 5xx by Status.kind); codes below
         // 100 fit no class and would leave the framing rules of RFC 9112 §6.3 undefined.
-        guard code >= 100 else { throw invalid }
+        guard code >= 100 else { throw invalid() }
         var reason = ""
         if line.count > 12 {
-            guard line[12] == ByteClasses.space else { throw invalid }
+            guard line[12] == ByteClasses.space else { throw invalid() }
             // reason-phrase = 1*( HTAB / SP / VCHAR / obs-text ); bare CR and NUL were refused by the caller.
             reason = String(decoding: UnsafeBufferPointer(rebasing: line[13...]), as: UTF8.self)
         }
@@ -75,14 +76,15 @@ enum HeadParser {
     static func parseRequestLine(
         _ line: UnsafeBufferPointer<UInt8>
     ) throws(CodecError) -> (method: Method, target: String, version: HTTPVersion) {
-        let invalid = CodecError.invalidRequestLine(preview: ByteClasses.escapedPreview(line))
+        // Built only when needed: escaping is far slower than parsing.
+        func invalid() -> CodecError { .invalidRequestLine(preview: ByteClasses.escapedPreview(line)) }
         var methodEnd = 0
         while methodEnd < line.count && ByteClasses.isTokenByte(line[methodEnd]) { methodEnd += 1 }
-        guard methodEnd > 0, methodEnd < line.count, line[methodEnd] == ByteClasses.space else { throw invalid }
+        guard methodEnd > 0, methodEnd < line.count, line[methodEnd] == ByteClasses.space else { throw invalid() }
         var targetEnd = methodEnd + 1
         while targetEnd < line.count && line[targetEnd] > 0x20 && line[targetEnd] < 0x7F { targetEnd += 1 }
         guard targetEnd > methodEnd + 1, targetEnd < line.count, line[targetEnd] == ByteClasses.space else {
-            throw invalid
+            throw invalid()
         }
         let versionStart = targetEnd + 1
         let versionBytes = UnsafeBufferPointer(rebasing: line[versionStart...])
@@ -93,7 +95,7 @@ enum HeadParser {
             {
                 throw .unsupportedVersion(preview: ByteClasses.escapedPreview(versionBytes))
             }
-            throw invalid
+            throw invalid()
         }
         let method = String(decoding: UnsafeBufferPointer(rebasing: line[0..<methodEnd]), as: UTF8.self)
         let target = String(decoding: UnsafeBufferPointer(rebasing: line[(methodEnd + 1)..<targetEnd]), as: UTF8.self)

@@ -72,7 +72,9 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    /// Hands the decoder received bytes; an empty slice means the peer closed (end of stream).
+    /// Hands the decoder received bytes; an empty slice means the peer closed (end of stream). The bytes
+    /// are kept by reference, not copied, unless earlier bytes are still waiting. Feeding bytes after the
+    /// end of stream is a programming error.
     public mutating func feed(_ bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty else {
             isEndOfStream = true
@@ -100,7 +102,11 @@ public struct RequestDecoder: Sendable {
     /// `truncatedHead(received: 0)`, which a server treats as a normal close.
     public mutating func nextEvent() throws(CodecError) -> RequestEvent {
         do {
-            return try step()
+            let event = try step()
+            // Drop the reference to the caller's buffer once it is used up, so a transport that reads into
+            // one reusable array does not pay a copy-on-write on its next read.
+            if input.isEmpty { input = [] }
+            return event
         } catch {
             state = .failed(error)
             isKeepAlive = false

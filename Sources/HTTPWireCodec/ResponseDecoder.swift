@@ -94,7 +94,9 @@ public struct ResponseDecoder: Sendable {
         }
     }
 
-    /// Hands the decoder received bytes; an empty slice means the peer closed (end of stream).
+    /// Hands the decoder received bytes; an empty slice means the peer closed (end of stream). The bytes
+    /// are kept by reference, not copied, unless earlier bytes are still waiting. Feeding bytes after the
+    /// end of stream is a programming error.
     public mutating func feed(_ bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty else {
             isEndOfStream = true
@@ -139,7 +141,11 @@ public struct ResponseDecoder: Sendable {
     /// every call throws the same error.
     public mutating func nextEvent() throws(CodecError) -> ResponseEvent {
         do {
-            return try step()
+            let event = try step()
+            // Drop the reference to the caller's buffer once it is used up, so a transport that reads into
+            // one reusable array does not pay a copy-on-write on its next read.
+            if input.isEmpty { input = [] }
+            return event
         } catch {
             state = .failed(error)
             isKeepAlive = false
@@ -213,6 +219,9 @@ public struct ResponseDecoder: Sendable {
         let isEndOfStream = self.isEndOfStream
         let parsed = try input.withUnsafeBufferPointer {
             (bytes) throws(CodecError) -> (head: ResponseHead, fields: ParsedFields, length: Int)? in
+            // No head is shorter than the early check ("HTTP/1.1 200\n\n" has 14 bytes): waiting for those
+            // bytes keeps a short malformed head from failing differently depending on the split.
+            if bytes.count < HeadParser.earlyCheckLength && !isEndOfStream { return nil }
             try HeadParser.checkStatusLineStart(bytes, isEndOfStream: isEndOfStream)
             guard let boundary = scanner.findEnd(in: bytes, limit: limits.maxHeadBytes) else {
                 // Refused once limit + 1 bytes are buffered without the empty line: memory stays bounded

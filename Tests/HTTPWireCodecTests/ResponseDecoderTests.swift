@@ -19,7 +19,8 @@ import Testing
 
     @Test("reads a Content-Length response and leaves the bytes after it unread")
     func contentLength() throws {
-        let outcome = decode("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: t\r\n\r\nhelloHTTP/1.1", endOfStream: false)
+        let outcome = decode(
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nServer: t\r\n\r\nhelloHTTP/1.1", endOfStream: false)
         let head = try #require(outcome.head)
         #expect(head.status == .ok && head.reason == "OK" && head.version == .http1_1)
         #expect(head.fields.map(\.name) == ["Content-Length", "Server"])
@@ -51,7 +52,8 @@ import Testing
 
     @Test("fields keep order and duplicates, values are trimmed, bare LF ends lines")
     func fields() throws {
-        let outcome = decode("HTTP/1.1 200 OK\nSet-Cookie: a=1 \r\nX-Empty:\r\nset-cookie:\t b=2\t\n\r\n", method: .head)
+        let outcome = decode(
+            "HTTP/1.1 200 OK\nSet-Cookie: a=1 \r\nX-Empty:\r\nset-cookie:\t b=2\t\n\r\n", method: .head)
         let fields = try #require(outcome.head?.fields)
         #expect(fields.map(\.name) == ["Set-Cookie", "X-Empty", "set-cookie"])
         #expect(fields.values(for: "set-cookie") == ["a=1", "b=2"])
@@ -98,7 +100,10 @@ import Testing
     @Test(
         "refuses what is not an HTTP/1.x status line, from the first 8 bytes",
         arguments: [
-            ("\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\u{a1}", CodecError.invalidStatusLine(preview: "\\x16\\x03\\x01\\x00\\xc2\\xa5\\x01\\x00")),
+            (
+                "\u{16}\u{03}\u{01}\u{00}\u{a5}\u{01}\u{00}\u{00}\u{a1}",
+                CodecError.invalidStatusLine(preview: "\\x16\\x03\\x01\\x00\\xc2\\xa5\\x01\\x00")
+            ),
             ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", .invalidStatusLine(preview: "PRI * HT")),
             ("http/1.1 200 OK\r\n\r\n", .invalidStatusLine(preview: "http/1.1")),
             ("HTTP/2 200\r\n\r\n", .unsupportedVersion(preview: "HTTP/2")),
@@ -109,6 +114,7 @@ import Testing
             ("HTTP/1.1 2000 OK\r\n\r\n", .invalidStatusLine(preview: "HTTP/1.1 2000 OK")),
             ("HTTP/1.1 099 Low\r\n\r\n", .invalidStatusLine(preview: "HTTP/1.1 099 Low")),
             ("HTTP/1.1 200 O\rK\r\n\r\n", .bareCarriageReturn),
+            ("H\n\nXXXXXXXX", .invalidStatusLine(preview: "H\\n\\nXXXXX")),
             ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n", .unexpectedUpgrade),
         ])
     func badStatusLines(text: String, expected: CodecError) {
@@ -151,7 +157,8 @@ import Testing
         #expect(head.isKeepAlive)
         for status in [204, 304] {
             let outcome = decode(
-                "HTTP/1.1 \(status) X\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc", endOfStream: false)
+                "HTTP/1.1 \(status) X\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc", endOfStream: false
+            )
             #expect(outcome.error == nil && outcome.framing == BodyFraming.none)
             #expect(outcome.unconsumed == Array("abc".utf8))
         }
@@ -198,8 +205,10 @@ import Testing
             ("Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", .failure(.contentLengthWithTransferEncoding)),
             ("Transfer-Encoding: gzip\r\n", .failure(.unsupportedTransferCoding("gzip"))),
             ("Transfer-Encoding: gzip, chunked\r\n", .failure(.unsupportedTransferCoding("gzip"))),
-            ("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
-             .failure(.unsupportedTransferCoding("chunked, chunked"))),
+            (
+                "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
+                .failure(.unsupportedTransferCoding("chunked, chunked"))
+            ),
             ("Transfer-Encoding: Chunked\r\n", .success(.chunked)),
         ])
     func framingRules(fields: String, expected: Result<BodyFraming, CodecError>) {
@@ -241,9 +250,18 @@ import Testing
             ("HTTP/1.1 200 OK\r\nContent-Le", .truncatedHead(received: 27)),
             ("HTTP/1.", .truncatedHead(received: 7)),
             ("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", .truncatedBody(expected: 10, received: 3)),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nab", .truncatedBody(expected: nil, received: 7)),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r", .truncatedBody(expected: nil, received: 5)),
-            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: y\r\n", .truncatedBody(expected: nil, received: 0)),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nab",
+                .truncatedBody(expected: nil, received: 7)
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r",
+                .truncatedBody(expected: nil, received: 5)
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: y\r\n",
+                .truncatedBody(expected: nil, received: 0)
+            ),
         ])
     func truncation(text: String, expected: CodecError) {
         #expect(decode(text).error == expected)
@@ -275,7 +293,9 @@ import Testing
         let exact = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX: " + String(repeating: "a", count: 64 - 43) + "\r\n\r\n"
         #expect(exact.utf8.count == 64)
         #expect(decode(exact, limits: limits).error == nil)
-        #expect(decode(exact.replacingOccurrences("X: a", "X: aa"), limits: limits).error == .headTooLarge(limit: 64, seen: 65))
+        #expect(
+            decode(exact.replacingOccurrences("X: a", "X: aa"), limits: limits).error
+                == .headTooLarge(limit: 64, seen: 65))
     }
 
     @Test("refuses more fields than maxFieldCount, counting them all")
@@ -324,6 +344,20 @@ import Testing
         #expect(bodyAddress == expected)
     }
 
+    @Test("lets go of a fed buffer once it is used up, so the owner can reuse it without a copy")
+    func releasesBuffer() throws {
+        var buffer = Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".utf8)
+        let address = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        var decoder = ResponseDecoder()
+        decoder.feed(buffer[...])
+        _ = try decoder.nextEvent()
+        #expect(try decoder.nextEvent() == .body(ArraySlice("abc".utf8)))
+        // The body slice was dropped above; writing into the buffer must not reallocate it.
+        buffer.withUnsafeMutableBufferPointer { $0[0] = 0 }
+        #expect(buffer.withUnsafeBufferPointer { $0.baseAddress } == address)
+        #expect(try decoder.nextEvent() == .end(trailers: HTTPFields()))
+    }
+
     @Test("lets the owner move a Content-Length body out of band")
     func outOfBand() throws {
         var decoder = ResponseDecoder()
@@ -353,5 +387,44 @@ extension String {
             rest = rest[range.upperBound...]
         }
         return result + rest
+    }
+}
+
+@Suite struct ResponseDecoderSplitTests {
+    /// Valid messages to mutate: every framing, interim responses, trailers, folds.
+    private static let seeds = [
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX: a\r\n b\r\n\r\nhelloHTTP/1.1 204 No Content\r\n\r\n",
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nT: 1\r\n\r\nrest",
+        "HTTP/1.0 200 OK\nConnection: keep-alive\nContent-Length: 3, 3\n\nxyz",
+        "HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\nContent-Length: 9\r\n\r\n",
+        "HTTP/1.1 200 OK\r\n\r\nuntil close",
+    ]
+
+    @Test("mutated messages decode the same way for every split")
+    func mutations() {
+        var random = DriverRandom(seed: 42)
+        var limits = CodecLimits()
+        limits.maxHeadBytes = 96
+        limits.maxChunkLineBytes = 12
+        limits.maxTrailerBytes = 24
+        let alphabet = Array("\r\n :;,0123456789abcdefHTP/.xX\t\u{0}".utf8) + [0x80, 0xFF]
+        for iteration in 0..<400 {
+            var bytes = Array(Self.seeds[iteration % Self.seeds.count].utf8)
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                let position = Int(random.next() % UInt64(bytes.count))
+                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                switch random.next() % 3 {
+                case 0: bytes[position] = byte
+                case 1: bytes.insert(byte, at: position)
+                default: bytes.remove(at: position)
+                }
+            }
+            for endOfStream in [true, false] {
+                let (_, differing) = DecoderTestDriver.responseForEverySplit(
+                    bytes: bytes, endOfStream: endOfStream, limits: limits)
+                #expect(differing.isEmpty, "input \(ByteClasses.escapedPreview(bytes, limit: 200)): \(differing)")
+            }
+        }
     }
 }
