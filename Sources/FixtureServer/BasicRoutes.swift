@@ -28,7 +28,8 @@ enum BasicRoutes {
             return await connection.close()
         }
         if code < 200 {
-            try await connection.sendInterim(status: code, fields: code == 103 ? ["Link": "</style.css>; rel=preload"] : [:])
+            try await connection.sendInterim(
+                status: code, fields: code == 103 ? ["Link": "</style.css>; rel=preload"] : [:])
             return try await connection.respond(status: 200, fields: fields, body: Array("status 200\n".utf8))
         }
         try await connection.respond(status: code, fields: fields, body: Array("status \(code)\n".utf8))

@@ -91,6 +91,12 @@ public final class FixtureServer: Sendable {
         return "\(isTLS ? "https" : "http")://\(host):\(port)/"
     }
 
+    /// Every route as `(usage, summary)`, in the order `GET /` lists them: `("/bytes/{n}?seed=0…", "n
+    /// deterministic bytes…")`. For `wire serve` and `wire demo` to print.
+    public static var routes: [(usage: String, summary: String)] {
+        Routes.table.map { ($0.usage, $0.summary) }
+    }
+
     /// Connections accepted so far (including ones that failed their TLS handshake).
     public var acceptedConnections: Int { state.withLock { $0.acceptedConnections } }
 
@@ -119,16 +125,22 @@ public final class FixtureServer: Sendable {
     /// Closes the listener and every connection, and waits for their tasks to finish. Calling it again
     /// does nothing.
     public func stop() async {
-        let (connections, tasks, wasStopped) = state.withLock { state in
+        let wasStopped = state.withLock { state in
             defer { state.isStopped = true }
-            return (Array(state.connections.values), Array(state.connectionTasks.values), state.isStopped)
+            return state.isStopped
         }
         if wasStopped { return }
         await listener.close()
-        for connection in connections { await connection.close() }
-        for task in tasks { task.cancel() }
+        // Once the accept loop has ended no connection can be added; then close and await them all.
         await acceptTask.withLock { $0 }?.value
-        for task in tasks { await task.value }
+        let (connections, tasks) = state.withLock { state in
+            (Array(state.connections.values), Array(state.connectionTasks.values))
+        }
+        for connection in connections { await connection.close() }
+        for task in tasks {
+            task.cancel()
+            await task.value
+        }
     }
 
     // MARK: Accepting
@@ -140,10 +152,11 @@ public final class FixtureServer: Sendable {
             do {
                 socket = try await listener.accept()
             } catch {
-                if !(error is CancellationError) && !state.withLock({ $0.isStopped }) {
-                    log?("accept failed: \(error)")
-                }
-                return
+                if error is CancellationError || state.withLock({ $0.isStopped }) { return }
+                // Out of descriptors (EMFILE) or a connection aborted before accept: wait a little, go on.
+                log?("accept failed: \(error)")
+                try? await Task.sleep(for: .milliseconds(10))
+                continue
             }
             let id: Int? = state.withLock { state in
                 guard !state.isStopped else { return nil }

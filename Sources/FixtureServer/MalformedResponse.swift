@@ -82,7 +82,8 @@ public enum MalformedResponse: String, CaseIterable, Sendable {
         case .switchingProtocols:
             return Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n".utf8)
         case .hugeHead:
-            return Array((ok + "X-Big: " + String(repeating: "a", count: 70_000) + "\r\nContent-Length: 0\r\n\r\n").utf8)
+            return Array(
+                (ok + "X-Big: " + String(repeating: "a", count: 70_000) + "\r\nContent-Length: 0\r\n\r\n").utf8)
         case .tooManyFields:
             let fields = (0..<300).map { "X-Field-\($0): \($0)\r\n" }.joined()
             return Array((ok + fields + "Content-Length: 0\r\n\r\n").utf8)

@@ -99,9 +99,10 @@ enum RangeResponder {
         let requestFields = request.head.fields
 
         if let candidates = requestFields["If-None-Match"],
-            candidates.trimmingSpaces == "*" || entityTags(in: candidates).contains(where: {
-                weakMatch($0, representation.entityTag)
-            })
+            candidates.trimmingSpaces == "*"
+                || entityTags(in: candidates).contains(where: {
+                    weakMatch($0, representation.entityTag)
+                })
         {
             fields.remove(name: "Content-Type")
             return try await connection.respond(status: 304, fields: fields)
@@ -116,7 +117,8 @@ enum RangeResponder {
             }
         case .bytes(var range):
             if mode == .shift {
-                let shifted = range.lowerBound + 1 <= range.upperBound ? range.lowerBound + 1 : max(0, range.lowerBound - 1)
+                let shifted =
+                    range.lowerBound + 1 <= range.upperBound ? range.lowerBound + 1 : max(0, range.lowerBound - 1)
                 range = shifted...range.upperBound
             }
             let contentRange = ContentRange(range: range, completeLength: representation.length)

@@ -108,7 +108,8 @@ struct FixtureServerFaultTests {
         try await withFixtureServer { server in
             let client = try await RawHTTPConnection.connect(to: server)
             var head: [UInt8] = []
-            let request = RequestHead(method: .post, target: "/early-response?status=413", fields: ["Host": "127.0.0.1"])
+            let request = RequestHead(
+                method: .post, target: "/early-response?status=413", fields: ["Host": "127.0.0.1"])
             try RequestEncoder.encodeHead(request, framing: .contentLength(10_000_000), into: &head)
             try await client.write(head)
             let response = try await client.readResponse(to: .post)

@@ -254,7 +254,8 @@ struct FixtureServerTests {
         #expect(try await client.readUntilClose().isEmpty)
         await client.close()
         await #expect(throws: (any Error).self) {
-            _ = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5), phase: .connect))
+            _ = try await TCPSocket.connect(
+                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5), phase: .connect))
         }
     }
 }
