@@ -38,6 +38,39 @@ struct FixtureServerTests {
         }
     }
 
+    @Test("pipelined requests in one write get their responses in order")
+    func pipelining() async throws {
+        try await withFixtureServer { server in
+            let client = try await RawHTTPConnection.connect(to: server)
+            var bytes: [UInt8] = []
+            for target in ["/status/201", "/echo", "/status/202"] {
+                let head = RequestHead(method: .post, target: target, fields: ["Host": "127.0.0.1"])
+                try RequestEncoder.encodeHead(head, framing: .contentLength(3), into: &bytes)
+                bytes += Array("abc".utf8)
+            }
+            try await client.write(bytes)
+            let first = try await client.readResponse(to: .post)
+            let second = try await client.readResponse(to: .post)
+            let third = try await client.readResponse(to: .post)
+            await client.close()
+            #expect([first.status, second.status, third.status] == [201, 200, 202])
+            #expect(try json(second)["body"] == .string("abc"))
+            #expect(server.acceptedConnections == 1 && server.requestsServed == 3)
+        }
+    }
+
+    @Test("an HTTP/1.0 client gets /chunked close-delimited, never chunked")
+    func chunkedToHTTP10() async throws {
+        try await withFixtureServer { server in
+            let client = try await RawHTTPConnection.connect(to: server)
+            try await client.send(.get, "/chunked?chunks=2&size=5", version: .http1_0)
+            let response = try await client.readResponse()
+            await client.close()
+            #expect(response.head.fields["Transfer-Encoding"] == nil)
+            #expect(response.body == GeneratedBytes.bytes(0..<10, seed: 0))
+        }
+    }
+
     @Test("Connection: close and HTTP/1.0 get a close after the response")
     func closeRequests() async throws {
         try await withFixtureServer { server in
