@@ -40,7 +40,7 @@ extension TransportTests {
 
         @Test(
             "plain download throughput by read size", .timeLimit(.minutes(5)),
-            arguments: [64 << 10, 256 << 10, 1 << 20])
+            arguments: [64 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20])
         func plainThroughput(readSize: Int) async throws {
             let total = 1 << 30
             let (listener, sender) = try startSender(total: total)
@@ -139,6 +139,34 @@ extension TransportTests {
             await server.stop()
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             print("measure: \(count) sequential 200-byte round trips: \(Int(Double(count) / seconds)) per second")
+        }
+
+        @Test("1,000 concurrent connections: time and threads", .timeLimit(.minutes(5)))
+        func concurrentConnections() async throws {
+            let server = try EchoServer.start()
+            let threadsBefore = ProcessProbe.threadCount()
+            let clock = ContinuousClock()
+            var peak = 0
+            let elapsed = try await clock.measure {
+                peak = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<1000 {
+                        group.addTask {
+                            let socket = try await TCPSocket.connect(
+                                host: "127.0.0.1", port: server.port, deadline: .never)
+                            try await socket.write(Array("ping".utf8), deadline: .never)
+                            _ = try await socket.read(exactly: 4)
+                            let threads = ProcessProbe.threadCount()
+                            await socket.close()
+                            return threads
+                        }
+                    }
+                    return try await group.reduce(0) { max($0, $1) }
+                }
+            }
+            await server.stop()
+            print(
+                "measure: 1000 concurrent echo connections in \(elapsed); threads before \(threadsBefore), peak \(peak)"
+            )
         }
     }
 }

@@ -131,5 +131,47 @@ extension TransportTests {
             #expect(peakThreads <= max(threadsBefore, 1) + 8, "threads before \(threadsBefore), peak \(peakThreads)")
             #expect(peakThreads < 40)
         }
+
+        @Test("Happy Eyeballs: a hanging address does not hold up the next one for long", .timeLimit(.minutes(1)))
+        func happyEyeballs() async throws {
+            // A listener that never accepts, with the smallest backlog: once its queue is full, the kernel
+            // drops further SYNs and a connect to it hangs, like a broken address family.
+            let full = try Listener.bind(backlog: 0)
+            var queued: [TCPSocket] = []
+            var isHanging = false
+            for _ in 0..<8 where !isHanging {
+                do {
+                    queued.append(
+                        try await TCPSocket.connect(
+                            to: full.localAddress, deadline: .after(.milliseconds(100), phase: .connect)))
+                } catch HTTPWireError.timedOut {
+                    isHanging = true
+                }
+            }
+            try #require(isHanging, "could not fill the accept queue")
+            let server = try EchoServer.start()
+            let working = try #require(Resolver.literalAddress(host: "127.0.0.1", port: server.port))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let socket = try await HappyEyeballs.connect(
+                to: [full.localAddress, working], host: "test", port: server.port,
+                deadline: .after(.seconds(10), phase: .connect))
+            let elapsed = clock.now - start
+            #expect(socket.remoteAddress.port == server.port)
+            #expect(elapsed >= .milliseconds(240) && elapsed < .seconds(3), "took \(elapsed)")
+
+            // A refused first address hands over at once, without the delay.
+            let closed = try Listener.bind()
+            let refused = closed.localAddress
+            await closed.close()
+            let quickStart = clock.now
+            let second = try await HappyEyeballs.connect(
+                to: [refused, working], host: "test", port: server.port, deadline: .after(.seconds(10), phase: .connect)
+            )
+            #expect(clock.now - quickStart < .milliseconds(200))
+            for connection in queued + [socket, second] { await connection.close() }
+            await full.close()
+            await server.stop()
+        }
     }
 }

@@ -4,6 +4,8 @@
 // a `SocketAddress` (a `sockaddr_storage` by value) so addresses can be kept, sent between tasks and printed
 // without touching C memory again. No system calls other than formatting (`inet_ntop`) happen here.
 
+import CSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,8 +1,8 @@
 // TCPSocket: a connected, non-blocking TCP socket, and how one is opened (transport layer).
 //
-// Connecting resolves the host, then tries each address in turn (IPv6 and IPv4 interleaved by the
-// resolver) until one accepts; the error of the last attempt is reported with the host, which the CLI
-// prints for exit code 7. Every socket is non-blocking, close-on-exec, and has TCP_NODELAY set: HTTPWire
+// Connecting resolves the host, then races its addresses (IPv6 and IPv4 interleaved by the resolver; see
+// `HappyEyeballs`) until one accepts; the error of the last attempt is reported with the host, which the
+// CLI prints for exit code 7. Every socket is non-blocking, close-on-exec, and has TCP_NODELAY set: HTTPWire
 // writes a whole request head in one call, so Nagle's algorithm would only delay the next request on a
 // kept-alive connection behind the previous response's delayed ACK. Sends use MSG_NOSIGNAL, so a peer that
 // has gone away is an EPIPE error rather than a SIGPIPE that kills the process.
@@ -41,20 +41,21 @@ package final class TCPSocket: Connection, CustomStringConvertible {
         if descriptor.isOpen { Reactor.shared.closeEventually(descriptor) }
     }
 
-    /// Resolves `host` and connects to its addresses in turn until one accepts.
-    /// Throws `HTTPWireError.couldNotResolveHost`, `couldNotConnect(host:port:errno:)` (with the last
-    /// address's errno), `timedOut(deadline.phase)` and `CancellationError`.
+    /// Resolves `host` and connects to the first of its addresses that accepts, racing them as RFC 8305
+    /// describes (`HappyEyeballs`). Throws `HTTPWireError.couldNotResolveHost`,
+    /// `couldNotConnect(host:port:errno:)` (with the last address's errno), `timedOut(deadline.phase)` and
+    /// `CancellationError`.
     package static func connect(host: String, port: Int, deadline: Deadline) async throws -> TCPSocket {
         let addresses = try await Resolver.resolve(host: host, port: port, deadline: deadline)
-        var lastErrno = ECONNREFUSED
-        for address in addresses {
+        if addresses.count == 1 {
+            // The common case (a literal, or a name with one address) needs no race and no task group.
             do {
-                return try await connect(to: address, deadline: deadline)
+                return try await connect(to: addresses[0], deadline: deadline)
             } catch let error as SystemCallError {
-                lastErrno = error.errno
+                throw HTTPWireError.couldNotConnect(host: host, port: port, errno: error.errno)
             }
         }
-        throw HTTPWireError.couldNotConnect(host: host, port: port, errno: lastErrno)
+        return try await HappyEyeballs.connect(to: addresses, host: host, port: port, deadline: deadline)
     }
 
     /// Connects to one address. Throws `SystemCallError` when the address refuses (the caller tries the

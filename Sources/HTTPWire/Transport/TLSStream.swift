@@ -22,6 +22,8 @@ private final class SSLConnection: @unchecked Sendable {
     var isEstablished = false
     /// Whether close_notify was sent (or the stream closed). Reactor thread only.
     var isShutDown = false
+    /// A read failure that came after bytes which were delivered first; thrown by the next read.
+    var pendingReadFailure: HTTPWireError?
 
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
 
@@ -171,28 +173,61 @@ package final class TLSStream: Connection, CustomStringConvertible {
         defer { buffer = receiveBuffer.bytes }
         let connection = self.connection
         return try await Reactor.shared.perform(on: socket.descriptor, deadline: deadline) {
+            if let failure = connection.pendingReadFailure {
+                connection.pendingReadFailure = nil
+                throw failure
+            }
             var interest = Interest.readable
             let count = try receiveBuffer.append(upTo: maxBytes) { address, capacity in
-                var count = 0
-                guard let failure = connection.call({ SSL_read_ex($0, address, capacity, &count) }) else {
-                    return count
+                // SSL_read_ex returns at most one record (16 KiB). Decrypting record after record within one
+                // attempt fills a large buffer with one reactor round trip instead of one per record.
+                var total = 0
+                while total < capacity {
+                    var count = 0
+                    let failure = connection.call { SSL_read_ex($0, address + total, capacity - total, &count) }
+                    guard let failure else {
+                        total += count
+                        continue
+                    }
+                    let outcome = Self.readOutcome(failure)
+                    switch outcome {
+                    case .wait(let wanted):
+                        if total > 0 { return total }
+                        interest = wanted
+                        return nil
+                    case .endOfStream:
+                        return total  // 0 when nothing came first; a later read sees the end again
+                    case .failed(let error):
+                        guard total > 0 else { throw error }
+                        connection.pendingReadFailure = error  // deliver the bytes now, the error next time
+                        return total
+                    }
                 }
-                switch failure {
-                case SSL_ERROR_WANT_READ: interest = .readable
-                case SSL_ERROR_WANT_WRITE: interest = .writable
-                case SSL_ERROR_ZERO_RETURN: return 0  // close_notify (or EOF, see TLSContext): end of stream
-                case SSL_ERROR_SYSCALL:
-                    let code = Syscall.errnoAfterLibraryCall()
-                    if code == 0 { return 0 }
-                    throw HTTPWireError.receiveFailed(errno: code)
-                default:
-                    ERR_clear_error()
-                    throw HTTPWireError.receiveFailed(errno: EPROTO)  // a corrupt or forged record
-                }
-                return nil
+                return total
             }
             guard let count else { return .wait(interest) }
             return .finished(count)
+        }
+    }
+
+    /// What a failed SSL_read_ex means.
+    private enum ReadOutcome {
+        case wait(Interest)
+        case endOfStream
+        case failed(HTTPWireError)
+    }
+
+    private static func readOutcome(_ failure: Int32) -> ReadOutcome {
+        switch failure {
+        case SSL_ERROR_WANT_READ: return .wait(.readable)
+        case SSL_ERROR_WANT_WRITE: return .wait(.writable)
+        case SSL_ERROR_ZERO_RETURN: return .endOfStream  // close_notify (or EOF, see TLSContext)
+        case SSL_ERROR_SYSCALL:
+            let code = Syscall.errnoAfterLibraryCall()
+            return code == 0 ? .endOfStream : .failed(.receiveFailed(errno: code))
+        default:
+            ERR_clear_error()
+            return .failed(.receiveFailed(errno: EPROTO))  // a corrupt or forged record
         }
     }
 
