@@ -224,12 +224,14 @@ public final class FixtureServer: Sendable {
 }
 
 /// Starts a `FixtureServer`, runs `body` with it, and stops the server whether `body` returns or throws.
+/// `body` runs on the caller's actor (`isolation`), so a `@MainActor` test can use it as well.
 ///
 /// ```swift
 /// let status = try await withFixtureServer { server in try await fetchStatus(server.baseURL + "status/418") }
 /// ```
 public func withFixtureServer<T>(
-    tls: TLSServerConfiguration? = nil, directory: String? = nil, _ body: (FixtureServer) async throws -> T
+    tls: TLSServerConfiguration? = nil, directory: String? = nil, isolation: isolated (any Actor)? = #isolation,
+    _ body: (FixtureServer) async throws -> T
 ) async throws -> T {
     let server = try await FixtureServer.start(tls: tls, directory: directory)
     do {
