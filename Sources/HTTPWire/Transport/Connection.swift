@@ -27,8 +27,8 @@ package protocol Connection: AnyObject, Sendable {
     /// SIGPIPE), `timedOut(deadline.phase)`, `CancellationError`.
     func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline) async throws
 
-    /// Closes the connection (after a TLS close_notify); pending calls fail with `CancellationError`.
-    /// Returns once the descriptor is closed; calling it again does nothing.
+    /// Closes the connection (after a TLS close_notify); pending calls fail with `CancellationError`, and
+    /// so do calls made afterwards. Returns once the descriptor is closed; calling it again does nothing.
     func close() async
 
     /// Whether the connection has not been closed (by `close()`, a cancellation or an expired deadline).
@@ -42,9 +42,10 @@ extension Connection {
     }
 }
 
-/// Read sizes for bodies. Measured on loopback (see the transport report): 256 KiB reads move a 1 GiB
-/// body with a quarter of the reactor round trips of 64 KiB reads, and larger reads gain nothing because
-/// the socket receive buffer rarely holds more.
+/// Read sizes for bodies. Measured on loopback (release build, 1 GiB, both ends in one process, 2 cores;
+/// `TransportTests.Measurements`): 64 KiB reads moved 2.25 GB/s, 256 KiB 3.0 GB/s, 512 KiB to 4 MiB
+/// 3.1–3.2 GB/s. 256 KiB takes nearly all of the gain: a quarter of the reactor round trips of 64 KiB
+/// reads, while larger buffers gain little because a read rarely finds more waiting in the socket.
 package enum ConnectionReadSize {
     /// The `maxBytes` to use for body reads.
     package static let body = 256 * 1024

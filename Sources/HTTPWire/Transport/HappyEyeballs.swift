@@ -67,8 +67,8 @@ package enum HappyEyeballs {
                         if case .connected(let spare) = other { await spare.close() }
                     }
                     return socket
-                case .failed(let errno):
-                    lastErrno = errno
+                case .failed(let code):
+                    lastErrno = code
                     running -= 1
                     if started < addresses.count {
                         startNextAttempt(&group)

@@ -59,11 +59,16 @@ package final class Reactor: Sendable {
     private let inbox = LockedState(Inbox())
 
     private init() {
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         // Without epoll or eventfd no socket can be served at all; this only fails when the process is out
         // of descriptors at start-up, which no caller could recover from.
-        precondition(epoll >= 0 && wake >= 0, "reactor start-up failed: errno \(errno)")
+        let epoll: Int32
+        let wake: Int32
+        do {
+            epoll = try Syscall.runOnce("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+            wake = try Syscall.runOnce("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            preconditionFailure("reactor start-up failed: \(error)")
+        }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.fd = wake
