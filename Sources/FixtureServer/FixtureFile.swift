@@ -59,9 +59,11 @@ struct DiskFile: Sendable {
     func open() async throws -> Int32 {
         let path = self.path
         return try await BlockingWorker.shared.run {
-            let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw HTTPWireError.localReadFailed(path: path, errno: Glibc.errno) }
-            return descriptor
+            do {
+                return try Syscall.runOnce("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+            } catch let error as SystemCallError {
+                throw HTTPWireError.localReadFailed(path: path, errno: error.errno)
+            }
         }
     }
 
@@ -69,8 +71,14 @@ struct DiskFile: Sendable {
     static func read(_ descriptor: Int32, offset: Int64, count: Int, path: String) async throws -> [UInt8] {
         try await BlockingWorker.shared.run {
             var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(offset)) }
-            guard got >= 0 else { throw HTTPWireError.localReadFailed(path: path, errno: Glibc.errno) }
+            let got: Int
+            do {
+                got = try bytes.withUnsafeMutableBytes { buffer in
+                    try Syscall.runOnce("pread") { pread(descriptor, buffer.baseAddress, count, off_t(offset)) }
+                }
+            } catch let error as SystemCallError {
+                throw HTTPWireError.localReadFailed(path: path, errno: error.errno)
+            }
             bytes.removeLast(count - got)
             return bytes
         }

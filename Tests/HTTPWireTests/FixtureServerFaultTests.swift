@@ -3,6 +3,7 @@
 // their CodecError, garbage after a response, early answers, slow drips and delays — and TLS once.
 
 import FixtureServer
+import Foundation
 import HTTPWire
 import HTTPWireCodec
 import Testing
@@ -137,12 +138,18 @@ struct FixtureServerFaultTests {
         }
     }
 
-    @Test("a TLS fixture server answers over TLS with the test CA")
+    @Test("a TLS fixture server answers over TLS with the test CA, files included")
     func tls() async throws {
         let configuration = TLSServerConfiguration(
             certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
             privateKey: .file(path: try TestCertificates.path("leaf.key")))
-        try await withFixtureServer(tls: configuration) { server in
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fixture-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let contents = GeneratedBytes.bytes(0..<600_000, seed: 6)
+        try Data(contents).write(to: directory.appendingPathComponent("data.bin"))
+        try await withFixtureServer(tls: configuration, directory: directory.path) { server in
             #expect(server.baseURL == "https://127.0.0.1:\(server.port)/")
             let client = try await RawHTTPConnection.connect(
                 to: server, trustRoot: .file(path: try TestCertificates.path("ca.pem")))
@@ -150,9 +157,12 @@ struct FixtureServerFaultTests {
             let response = try await client.readResponse()
             try await client.send(.get, "/chunked?chunks=3&size=10&trailers=1")
             let chunked = try await client.readResponse()
+            try await client.send(.get, "/files/data.bin", fields: ["Range": "bytes=100000-"])
+            let file = try await client.readResponse()
             await client.close()
             #expect(response.body == GeneratedBytes.bytes(0..<300_000, seed: 4))
             #expect(chunked.trailers["X-Chunks"] == "3")
+            #expect(file.status == 206 && file.body == Array(contents[100_000...]))
             #expect(server.acceptedConnections == 1)
         }
     }
