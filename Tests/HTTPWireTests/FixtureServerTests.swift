@@ -293,6 +293,32 @@ struct FixtureServerTests {
     }
 }
 
+extension FixtureServerTests {
+    @Test("stop returns promptly while requests are waiting in /delay")
+    func stopCancelsWaitingRoutes() async throws {
+        let server = try await FixtureServer.start()
+        var clients: [RawHTTPConnection] = []
+        for _ in 0..<5 {
+            let client = try await RawHTTPConnection.connect(to: server)
+            try await client.send(.get, "/delay?ms=30000")
+            clients.append(client)
+        }
+        // Wait (with a deadline) until every request reached its route.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.requestsServed < 5 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(server.requestsServed == 5)
+        let start = ContinuousClock.now
+        await server.stop()
+        #expect(ContinuousClock.now - start < .seconds(5))
+        for client in clients {
+            #expect(try await client.readUntilClose().isEmpty)
+            await client.close()
+        }
+    }
+}
+
 /// Any JSON value, for reading the fixture's answers without declaring a type per route.
 enum JSONValue: Decodable, Equatable {
     case string(String), number(Double), bool(Bool), array([JSONValue]), object([String: JSONValue]), null
