@@ -301,7 +301,7 @@ final class FixtureConnection {
     /// Closes with SO_LINGER set to zero, which makes the kernel send a TCP RST instead of a FIN: the
     /// client sees "connection reset by peer" (ECONNRESET).
     func closeWithReset() async {
-        guard !isClosed, let socket else { return await close() }
+        guard !isClosed, let socket, socket.isOpen else { return await close() }
         var option = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(
             socket.descriptor.rawValue, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
@@ -316,7 +316,7 @@ final class FixtureConnection {
     /// response at once; a TLS stream cannot half-close, so it waits for the client or the linger.
     func closeAfterLinger(_ duration: Duration = .milliseconds(500)) async {
         guard !isClosed else { return }
-        if let socket = connection as? TCPSocket {
+        if let socket = connection as? TCPSocket, socket.isOpen {
             // A direct call on a descriptor the reactor owns: shutdown(2) neither blocks nor frees it.
             _ = shutdown(socket.descriptor.rawValue, Int32(SHUT_WR))
         }
