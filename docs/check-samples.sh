@@ -8,7 +8,7 @@
 #     use `try` and `await` freely; `import` lines at its top are moved to file scope, and `HTTPWire` and
 #     `HTTPWireCodec` are imported for it. Fragments share one module, each inside its own function, so
 #     their local names never collide.
-#   - a complete file, marked by a first line `// file`: compiled exactly as written, as an executable
+#   - a complete file, marked by a first line `// file` (or `// file: Name.swift`): compiled as written, as an executable
 #     target of its own (`main.swift`, or a named file when it declares `@main`).
 # Fragments are compiled, never run, so a sample that needs a live server is checked all the same.
 #
@@ -77,7 +77,7 @@ while read -r name file number first last; do
     count=$((count + 1))
     raw="$STAGING/raw/$name.txt"
     absolute="$ROOT/$file"
-    if [ "$(head -n 1 "$raw" | tr -d '[:space:]')" = "//file" ]; then
+    if head -n 1 "$raw" | grep -Eq '^[[:space:]]*//[[:space:]]*file([[:space:]:]|$)'; then
         # A complete file: its own executable target, compiled as written.
         target="FileSample_$name"
         mkdir -p "$STAGING/Sources/$target"
