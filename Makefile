@@ -7,7 +7,7 @@ RELEASE      := -c release --static-swift-stdlib
 DEB_PACKAGES := libssl-dev nginx-light
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build demo test lint format deps fuzz bench-codec bench clean
+.PHONY: all build demo test lint format deps fuzz bench-codec bench clean docs
 
 all: build
 
@@ -54,6 +54,10 @@ fuzz:
 bench-codec:
 	$(SWIFT) build -c release --product CodecBench
 	$$($(SWIFT) build -c release --show-bin-path)/CodecBench
+
+## docs: the DocC site of HTTPWire and HTTPWireCodec in .build/docs, built offline; a docc warning fails it.
+docs: deps
+	@SWIFT=$(SWIFT) bash docs/build-docs.sh
 
 clean:
 	rm -rf .build
