@@ -76,7 +76,13 @@ http {
     }$tls_server
 }
 CONF
-  "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log"
+  # nginx keeps the descriptors it started with: point the standard ones at the log and close the rest, so
+  # a caller that reads our output to its end (or watches us exit) is not kept waiting by the daemon.
+  for fd in /proc/$$/fd/*; do
+    number=${fd##*/}
+    [ "$number" -gt 2 ] 2>/dev/null && eval "exec $number>&-" 2>/dev/null || true
+  done
+  "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" </dev/null >>"$dir/error.log" 2>&1
   echo "$plain_port $tls_port"
   ;;
 stop)

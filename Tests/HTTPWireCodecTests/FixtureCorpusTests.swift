@@ -151,7 +151,8 @@ extension CodecError {
         case .trailersTooLarge(let limit, _): return .trailersTooLarge(limit: limit, seen: 0)
         case .invalidFieldName, .invalidFieldValue, .invalidMethod, .invalidURL, .bareCarriageReturn,
             .unexpectedUpgrade, .tooManyFields, .truncatedHead, .invalidContentLength, .conflictingContentLength,
-            .contentLengthWithTransferEncoding, .unsupportedTransferCoding, .truncatedBody:
+            .contentLengthWithTransferEncoding, .unsupportedTransferCoding, .truncatedBody,
+            .framingFieldNotAllowed, .invalidRange, .invalidContentRange:
             return self
         }
     }

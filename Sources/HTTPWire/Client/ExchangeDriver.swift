@@ -41,14 +41,17 @@ struct ExchangeDriver {
         connection.decoder.expectResponse(to: request.method)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
-        let head = RequestHead(method: request.method, target: request.url.pathAndQuery, fields: request.fields)
+        // RFC 9112 §3.2: Host first, from the URL being requested (it changes with a redirect).
+        var fields: HTTPFields = ["Host": request.url.hostFieldValue]
+        for field in request.fields { fields.append(field) }
+        let head = RequestHead(method: request.method, target: request.url.pathAndQuery, fields: fields)
         try RequestEncoder.encodeHead(head, framing: body.framing, into: &bytes)
         logger?(
             HTTPLogEvent(
                 kind: .requestHead,
                 text: HTTPLogEvent.render(
                     startLine: "\(request.method) \(request.url.pathAndQuery) HTTP/1.1",
-                    fields: Self.wireFields(request.fields, framing: body.framing))))
+                    fields: Self.wireFields(fields, framing: body.framing))))
         let inline = request.expectContinue ? nil : body.smallInlineBytes
         if let inline { bytes.append(contentsOf: inline) }
 

@@ -5,12 +5,13 @@
 // follows redirects by RedirectPolicy, and hands back the response: collected (`send`) or streamed
 // (`stream`). It never touches a descriptor or errno: those stay in the transport.
 
+import HTTPWireCodec
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import HTTPWireCodec
 
 /// An HTTP/1.1 client with a keep-alive connection pool.
 ///
@@ -79,7 +80,8 @@ public final class HTTPClient: Sendable {
                     throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
                 }
                 redirectsFollowed += 1
-                configuration.logger?(HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
+                configuration.logger?(
+                    HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
                 await Self.discard(reader)
                 resolved = next
                 continue
@@ -104,7 +106,8 @@ public final class HTTPClient: Sendable {
         if expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
         let origin = OriginKey(
             scheme: request.url.scheme == .https ? .https : .http, host: request.url.host, port: request.url.port)
-        let connectDeadline = Swift.min(Deadline.after(configuration.timeouts.connect, phase: .connect), deadlines.total)
+        let connectDeadline = Swift.min(
+            Deadline.after(configuration.timeouts.connect, phase: .connect), deadlines.total)
         let lease = try await pool.lease(for: origin, deadline: connectDeadline)
         if lease.isReused {
             configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))

@@ -1,12 +1,13 @@
 // HTTPClientShortcuts: one-line calls for the common requests (client layer).
 // Each builds an HTTPRequest and calls `send`; nothing here has behaviour of its own.
 
+import HTTPWireCodec
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import HTTPWireCodec
 
 extension HTTPClient {
     /// `GET url` with optional query items and fields; the body is collected in memory.

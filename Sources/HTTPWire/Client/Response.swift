@@ -1,12 +1,13 @@
 // HTTPResponse and HTTPStreamingResponse: what a request gives back (client layer).
 // Values for the caller; the bytes were decoded by the codec and read by the exchange.
 
+import HTTPWireCodec
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import HTTPWireCodec
 
 /// A complete response with its body in memory (collected by ``HTTPClient/send(_:)``).
 ///
@@ -52,7 +53,8 @@ public struct HTTPResponse: Sendable {
     public var text: String { String(decoding: body, as: UTF8.self) }
 
     /// Decodes the body as JSON into `type`.
-    public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+    public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value
+    {
         try decoder.decode(type, from: Data(body))
     }
 }

@@ -60,7 +60,8 @@ final class ResponseBodyReader {
                 isFinished = true
                 let decoder = connection.decoder
                 control.handle {
-                    $0.responseEnded(hasUnconsumedBytes: !decoder.unconsumedBytes.isEmpty, isKeepAlive: decoder.isKeepAlive)
+                    $0.responseEnded(
+                        hasUnconsumedBytes: !decoder.unconsumedBytes.isEmpty, isKeepAlive: decoder.isKeepAlive)
                 }
                 return nil
             case .needMoreData:

@@ -88,7 +88,8 @@ package final class ConnectionPool: Sendable {
     /// Gives a leased connection back: parked for reuse when `isReusable`, closed otherwise.
     package func release(_ lease: Lease, isReusable: Bool) {
         let actions = state.withLock { state in
-            state.machine.connectionReleased(lease.connection.id, isReusable: isReusable && lease.connection.stream.isOpen)
+            state.machine.connectionReleased(
+                lease.connection.id, isReusable: isReusable && lease.connection.stream.isOpen)
         }
         perform(actions, connectError: nil)
     }

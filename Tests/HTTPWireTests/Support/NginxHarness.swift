@@ -60,7 +60,8 @@ final class NginxHarness: @unchecked Sendable {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw HarnessError(message: "nginx-loopback.sh \(arguments.first ?? "") exited \(process.terminationStatus)")
+            throw HarnessError(
+                message: "nginx-loopback.sh \(arguments.first ?? "") exited \(process.terminationStatus)")
         }
         return String(decoding: data, as: UTF8.self)
     }
