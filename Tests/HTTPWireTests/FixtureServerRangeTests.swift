@@ -2,11 +2,12 @@
 // (RFC 9110 §13.1.5, §14), over raw sockets: 206 with the exact bytes, 416, If-Range matches and
 // mismatches, files replaced under a running server, a real directory, and the deliberately broken modes.
 
-@testable import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
 import Testing
+
+@testable import FixtureServer
 
 @Suite(.timeLimit(.minutes(1)))
 struct FixtureServerRangeTests {
