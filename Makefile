@@ -34,10 +34,12 @@ demo: deps
 	$(SWIFT) build $(RELEASE) --product wire
 	$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire demo
 
-## test: lint, build with warnings as errors, run every test, then a short fuzz run.
+## test: lint, build with warnings as errors, run every test, build the docs (a broken link fails), then a
+## short fuzz run of the response decoder.
 test: deps lint
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
 
 lint:
