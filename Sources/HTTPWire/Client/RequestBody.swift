@@ -41,7 +41,7 @@ public enum RequestBody: Sendable {
     }
 
     /// A JSON body from an `Encodable` value (the caller adds `Content-Type`, or uses
-    /// ``HTTPClient/post(_:json:)`` which does).
+    /// ``HTTPClient/post(_:json:fields:)`` which does).
     public static func json(_ value: some Encodable & Sendable) throws -> RequestBody {
         .bytes(Array(try JSONEncoder().encode(value)))
     }
