@@ -85,7 +85,9 @@ import Testing
     /// Replaces the run's port and boundary with the shown ones, and the upload response's digest with the
     /// digest of the body as shown (so a reader can check it against the quoted bytes).
     static func stabilize(_ turns: [[UInt8]], port: Int, boundary: String) -> [[UInt8]] {
-        var stable = turns.map { Array(stabilize(String(decoding: $0, as: UTF8.self), port: port, boundary: boundary).utf8) }
+        var stable = turns.map {
+            Array(stabilize(String(decoding: $0, as: UTF8.self), port: port, boundary: boundary).utf8)
+        }
         guard turns.count == 6 else { return stable }
         let actual = SHA256Digest.of(turns[4])?.hexString ?? ""
         let shown = SHA256Digest.of(stable[4])?.hexString ?? ""
@@ -108,7 +110,8 @@ import Testing
     /// Bytes as a Swift string literal, every CR and LF visible.
     static func escaped(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes, as: UTF8.self)
-        return "\"" + text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n") + "\""
+        return "\"" + text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+            + "\""
     }
 
     /// The decoder's events for a response fed in the given pieces, one line per event.
