@@ -42,8 +42,12 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
         storage = elements.map { HTTPField(name: $0.0, value: $0.1) }
     }
 
+    /// The position of the first field (0), for `RandomAccessCollection`.
     public var startIndex: Int { storage.startIndex }
+    /// The position after the last field: the number of fields.
     public var endIndex: Int { storage.endIndex }
+    /// The field at `position`, in the order the fields were added or received (RFC 9110 §5.3: order
+    /// matters for fields of the same name).
     public subscript(position: Int) -> HTTPField { storage[position] }
 
     /// The first value of the field called `name` (any case), or nil. Setting replaces every field of that

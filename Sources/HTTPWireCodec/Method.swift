@@ -17,14 +17,28 @@ public struct Method: Sendable, Hashable, RawRepresentable, ExpressibleByStringL
     /// Wraps a method token written as a literal.
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// `GET`: transfer a current representation of the target resource (RFC 9110 §9.3.1). Safe and idempotent.
     public static let get: Method = "GET"
+    /// `HEAD`: like GET, but the response carries no body, whatever its fields announce (RFC 9110 §9.3.2,
+    /// RFC 9112 §6.3 rule 1). Safe and idempotent.
     public static let head: Method = "HEAD"
+    /// `POST`: have the target resource process the enclosed content (RFC 9110 §9.3.3). Neither safe nor
+    /// idempotent, so a failed POST is never retried automatically.
     public static let post: Method = "POST"
+    /// `PUT`: replace the target resource with the enclosed content (RFC 9110 §9.3.4). Idempotent.
     public static let put: Method = "PUT"
+    /// `DELETE`: remove the association between the target resource and its current state (RFC 9110 §9.3.5).
+    /// Idempotent.
     public static let delete: Method = "DELETE"
+    /// `OPTIONS`: ask which communication options the target offers (RFC 9110 §9.3.7). Safe and idempotent.
     public static let options: Method = "OPTIONS"
+    /// `PATCH`: apply a partial modification to the target resource (RFC 5789). Neither safe nor idempotent.
     public static let patch: Method = "PATCH"
+    /// `TRACE`: have the server echo the request it received, for diagnosis (RFC 9110 §9.3.8). Safe and
+    /// idempotent.
     public static let trace: Method = "TRACE"
+    /// `CONNECT`: open a tunnel to the target's authority, as proxies do for HTTPS (RFC 9110 §9.3.6). A 2xx
+    /// answer turns the connection into a tunnel, so the decoder reads no body after it (RFC 9112 §6.3 rule 2).
     public static let connect: Method = "CONNECT"
 
     /// RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent.
@@ -43,5 +57,6 @@ public struct Method: Sendable, Hashable, RawRepresentable, ExpressibleByStringL
         }
     }
 
+    /// The method token as sent on the wire, `"GET"`.
     public var description: String { rawValue }
 }
