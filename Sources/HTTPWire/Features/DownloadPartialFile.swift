@@ -129,13 +129,46 @@ final class DownloadPartialFile: @unchecked Sendable {
         writtenBytes += count
     }
 
+    /// After a splice(2) that failed part-way (a full disk), counts the bytes it did put in the file: the
+    /// transport reports only the failure, but splice writes in order from the end of the written region,
+    /// so everything between that end and the file's size is body, in sequence. Blocking (`fstat`).
+    func recordSplicedBeforeFailure() {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, Int64(info.st_size) > writtenBytes else { return }
+        writtenBytes = Int64(info.st_size)
+    }
+
     /// Makes the part file's data durable, then replaces the record with `record`. The order is the whole
     /// point: a record must never count bytes that a crash could lose.
     static func commit(descriptor: Int32, record: ResumeRecord, destination: String) throws(HTTPWireError) {
         guard fdatasync(descriptor) == 0 else {
             throw .localWriteFailed(path: ResumeRecord.partialFilePath(forDestination: destination), errno: errno)
         }
-        try record.write(toPath: ResumeRecord.recordPath(forDestination: destination))
+        let recordPath = ResumeRecord.recordPath(forDestination: destination)
+        do {
+            try record.write(toPath: recordPath)
+        } catch .localWriteFailed(_, let code) where code == ENOSPC || code == EDQUOT {
+            // A full disk has no room for the temporary file of the atomic replacement, which is exactly
+            // when the count matters most (the download is about to stop). The old record already owns a
+            // block, so rewriting it in place needs no new space. Less atomic, still safe: the record is
+            // far below one 512-byte sector (written whole on any disk), and a torn one fails to decode,
+            // which only means starting over.
+            try rewriteInPlace(record, atPath: recordPath)
+        }
+    }
+
+    /// Overwrites the existing record file at `path` with `record`, then flushes it.
+    private static func rewriteInPlace(_ record: ResumeRecord, atPath path: String) throws(HTTPWireError) {
+        guard let text = try? record.encoded() else { throw .localWriteFailed(path: path, errno: EINVAL) }
+        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .localWriteFailed(path: path, errno: errno) }
+        defer { Glibc.close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == bytes.count else { throw .localWriteFailed(path: path, errno: written < 0 ? errno : ENOSPC) }
+        guard ftruncate(fd, off_t(bytes.count)) == 0, fdatasync(fd) == 0 else {
+            throw .localWriteFailed(path: path, errno: errno)
+        }
     }
 
     /// Completes the download: checks the length, digests what was not digested while writing (a resumed

@@ -87,6 +87,8 @@ struct DownloadTransfer: Sendable {
                     moved = try await body.spliceNext(
                         toFile: file.descriptor, offset: file.writtenBytes, maxBytes: Self.spliceBytes)
                 } catch HTTPWireError.localWriteFailed(_, let code) {
+                    let file = self.file
+                    try? await DownloadPartialFile.runBlocking { file.recordSplicedBeforeFailure() }
                     throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: code)
                 }
                 if let moved, moved > 0 {
