@@ -87,10 +87,14 @@ struct DownloadTransfer: Sendable {
                 do {
                     moved = try await body.spliceNext(
                         toFile: file.descriptor, offset: file.writtenBytes, maxBytes: Self.spliceBytes)
-                } catch HTTPWireError.localWriteFailed(_, let code) {
+                } catch {
+                    // Bytes the failed call had already put in the file are body, in order: keep them.
                     let file = self.file
                     try? await DownloadPartialFile.runBlocking { file.recordSplicedBeforeFailure() }
-                    throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: code)
+                    if case HTTPWireError.localWriteFailed(_, let code) = error {
+                        throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: code)
+                    }
+                    throw error
                 }
                 if let moved, moved > 0 {
                     file.recordSpliced(moved)
