@@ -1,0 +1,156 @@
+// CuttingRelay: a loopback TCP relay that records each connection's traffic and can cut one response
+// short at a chosen body byte (test support).
+//
+// Like RecordingRelay, it sits between a client and a real server and copies bytes both ways, writing down
+// what passed. It adds one fault: when armed, the next connection it accepts forwards the server's response
+// head and only the first N body bytes, then closes both sides. That is a connection dropped mid-body at a
+// byte the test chooses, in front of a server that behaves, so the server's answers to the resumed requests
+// are its real ones. The "Downloads and resuming" article quotes exchanges recorded this way. It knows just
+// enough HTTP to find where a response head ends (the first CRLF CRLF); everything else is bytes.
+
+import HTTPWire
+import Synchronization
+
+/// Relays connections from a local port to `127.0.0.1:targetPort`, one recorded exchange per connection.
+final class CuttingRelay: Sendable {
+    /// What crossed one connection: the client's bytes and the server's bytes as the client received them.
+    struct Exchange: Sendable, Hashable {
+        var request: [UInt8] = []
+        var response: [UInt8] = []
+    }
+
+    private struct State {
+        var exchanges: [Exchange] = []
+        /// Body bytes the next accepted connection may forward before it is cut; nil forwards everything.
+        var armedCut: Int?
+        var sockets: [TCPSocket] = []
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    private let listener: Listener
+    private let targetPort: Int
+    private let state = Mutex(State())
+    private let acceptTask = Mutex<Task<Void, Never>?>(nil)
+
+    /// Every wait is bounded, so a stuck peer fails the test instead of hanging it.
+    static let timeout = Duration.seconds(20)
+
+    private init(listener: Listener, targetPort: Int) {
+        self.listener = listener
+        self.targetPort = targetPort
+    }
+
+    /// Starts relaying from a free loopback port to `127.0.0.1:targetPort`.
+    static func start(targetPort: Int) throws -> CuttingRelay {
+        let relay = CuttingRelay(listener: try Listener.bind(host: "127.0.0.1", port: 0), targetPort: targetPort)
+        let task = Task { await relay.acceptLoop() }
+        relay.acceptTask.withLock { $0 = task }
+        return relay
+    }
+
+    /// The port clients connect to.
+    var port: Int { listener.port }
+
+    /// The exchanges so far, one per accepted connection, in the order they were accepted.
+    var exchanges: [Exchange] { state.withLock { $0.exchanges } }
+
+    /// Makes the next accepted connection stop after the response head and `count` body bytes.
+    func cutNextResponse(afterBodyBytes count: Int) {
+        state.withLock { $0.armedCut = count }
+    }
+
+    /// Stops accepting, closes every socket and waits for the copying tasks.
+    func stop() async {
+        await listener.close()
+        await acceptTask.withLock { $0 }?.value
+        let (sockets, tasks) = state.withLock { ($0.sockets, $0.tasks) }
+        for socket in sockets { await socket.close() }
+        for task in tasks { await task.value }
+    }
+
+    private func acceptLoop() async {
+        while true {
+            guard let client = try? await listener.accept() else { return }
+            let deadline = Deadline.after(Self.timeout, phase: .connect)
+            guard let server = try? await TCPSocket.connect(host: "127.0.0.1", port: targetPort, deadline: deadline)
+            else {
+                await client.close()
+                continue
+            }
+            let (index, cut) = state.withLock { state in
+                defer { state.armedCut = nil }
+                state.exchanges.append(Exchange())
+                return (state.exchanges.count - 1, state.armedCut)
+            }
+            let upstream = Task { await self.copyRequest(from: client, to: server, exchange: index) }
+            let downstream = Task {
+                await self.copyResponse(from: server, to: client, exchange: index, cutAfterBodyBytes: cut)
+            }
+            state.withLock { state in
+                state.sockets += [client, server]
+                state.tasks += [upstream, downstream]
+            }
+        }
+    }
+
+    /// Client to server: copies until either side closes, recording each piece before forwarding it.
+    private func copyRequest(from source: TCPSocket, to destination: TCPSocket, exchange: Int) async {
+        var buffer: [UInt8] = []
+        while true {
+            buffer.removeAll(keepingCapacity: true)
+            let read = try? await source.read(
+                into: &buffer, maxBytes: 64 * 1024, deadline: .after(Self.timeout, phase: .body))
+            guard let count = read, count > 0 else { break }
+            state.withLock { $0.exchanges[exchange].request += buffer }
+            do {
+                try await destination.write(buffer[...], deadline: .after(Self.timeout, phase: .send))
+            } catch {
+                break
+            }
+        }
+        await source.close()
+        await destination.close()
+    }
+
+    /// Server to client: copies like `copyRequest`; with a cut, stops after the head and that many body
+    /// bytes, having forwarded (and recorded) exactly those.
+    private func copyResponse(
+        from source: TCPSocket, to destination: TCPSocket, exchange: Int, cutAfterBodyBytes cut: Int?
+    ) async {
+        var buffer: [UInt8] = []
+        var limit: Int?  // total bytes to forward, known once the head's end is seen
+        var forwarded = 0
+        while true {
+            buffer.removeAll(keepingCapacity: true)
+            let read = try? await source.read(
+                into: &buffer, maxBytes: 64 * 1024, deadline: .after(Self.timeout, phase: .body))
+            guard let count = read, count > 0 else { break }
+            var piece = buffer[...]
+            if let cut {
+                let sofar = state.withLock { $0.exchanges[exchange].response } + buffer
+                if limit == nil, let headEnd = Self.headEnd(in: sofar) { limit = headEnd + cut }
+                if let limit { piece = piece.prefix(max(0, limit - forwarded)) }
+            }
+            state.withLock { $0.exchanges[exchange].response += piece }
+            do {
+                try await destination.write(piece, deadline: .after(Self.timeout, phase: .send))
+            } catch {
+                break
+            }
+            forwarded += piece.count
+            if let limit, forwarded >= limit { break }
+        }
+        await source.close()
+        await destination.close()
+    }
+
+    /// The index just past the first CRLF CRLF of `bytes`, or nil when the head is not complete yet.
+    static func headEnd(in bytes: [UInt8]) -> Int? {
+        let terminator: [UInt8] = [13, 10, 13, 10]
+        guard bytes.count >= 4 else { return nil }
+        for start in 0...(bytes.count - 4) where bytes[start..<(start + 4)].elementsEqual(terminator) {
+            return start + 4
+        }
+        return nil
+    }
+}
