@@ -43,9 +43,8 @@ public struct RequestDecoder: Sendable {
     private var state = State.readingHead(HeadScanner())
     private let limits: CodecLimits
     /// Received bytes not consumed yet; a slice of the caller's array until a split line forces a copy.
-    private var input: ArraySlice<UInt8> = []
-    /// True once an empty feed said the peer closed.
-    private var isEndOfStream = false
+    /// Received bytes not consumed yet, and whether the peer closed.
+    private var received = ReceivedBytes()
 
     /// How the request body is delimited (never `untilClose`); nil until `.head`.
     public private(set) var framing: BodyFraming?
@@ -76,17 +75,8 @@ public struct RequestDecoder: Sendable {
     /// are kept by reference, not copied, unless earlier bytes are still waiting. Feeding bytes after the
     /// end of stream is a programming error.
     public mutating func feed(_ bytes: ArraySlice<UInt8>) {
-        guard !bytes.isEmpty else {
-            isEndOfStream = true
-            return
-        }
-        precondition(!isEndOfStream, "bytes fed after the end of the stream")
-        if case .failed = state { return }
-        if input.isEmpty {
-            input = bytes
-        } else {
-            input.append(contentsOf: bytes)
-        }
+        if case .failed = state, !bytes.isEmpty { return }
+        received.feed(bytes)
     }
 
     /// Hands the decoder received bytes; an empty array means the peer closed (end of stream).
@@ -95,7 +85,7 @@ public struct RequestDecoder: Sendable {
     }
 
     /// Bytes received after the end of the current request (or not yet decoded).
-    public var unconsumedBytes: ArraySlice<UInt8> { input }
+    public var unconsumedBytes: ArraySlice<UInt8> { received.bytes }
 
     /// The next event from the bytes fed so far. Throws the peer's mistake as a CodecError; after that
     /// every call throws the same error. A peer that closes between requests shows up as
@@ -103,9 +93,7 @@ public struct RequestDecoder: Sendable {
     public mutating func nextEvent() throws(CodecError) -> RequestEvent {
         do {
             let event = try step()
-            // Drop the reference to the caller's buffer once it is used up, so a transport that reads into
-            // one reusable array does not pay a copy-on-write on its next read.
-            if input.isEmpty { input = [] }
+            received.releaseIfConsumed()
             return event
         } catch {
             state = .failed(error)
@@ -128,7 +116,7 @@ public struct RequestDecoder: Sendable {
             return .head(head)
 
         case .readingBody(var body):
-            switch try body.next(from: &input, isEndOfStream: isEndOfStream) {
+            switch try body.next(from: &received.bytes, isEndOfStream: received.isEndOfStream) {
             case .body(let bytes):
                 state = .readingBody(body)
                 return .body(bytes)
@@ -151,13 +139,13 @@ public struct RequestDecoder: Sendable {
     /// Finds and parses the next request head in `input`; nil when it is not complete yet.
     private mutating func readHead(_ scanner: inout HeadScanner) throws(CodecError) -> (RequestHead, ParsedFields)? {
         if skipLeadingEmptyLines() { scanner = HeadScanner() }  // offsets moved: scan again from the start
-        if input.isEmpty {
-            if isEndOfStream { throw .truncatedHead(received: 0) }
+        if received.bytes.isEmpty {
+            if received.isEndOfStream { throw .truncatedHead(received: 0) }
             return nil
         }
         let limits = self.limits
-        let isEndOfStream = self.isEndOfStream
-        let parsed = try input.withUnsafeBufferPointer {
+        let isEndOfStream = received.isEndOfStream
+        let parsed = try received.bytes.withUnsafeBufferPointer {
             (bytes) throws(CodecError) -> (head: RequestHead, fields: ParsedFields, length: Int)? in
             guard let boundary = scanner.findEnd(in: bytes, limit: limits.maxHeadBytes) else {
                 if bytes.count > limits.maxHeadBytes {
@@ -169,7 +157,7 @@ public struct RequestDecoder: Sendable {
             return try Self.parseHead(bytes, boundary, limits)
         }
         guard let parsed else { return nil }
-        input = input[(input.startIndex + parsed.length)...]
+        received.bytes = received.bytes[(received.bytes.startIndex + parsed.length)...]
         return (parsed.head, parsed.fields)
     }
 
@@ -178,11 +166,13 @@ public struct RequestDecoder: Sendable {
     /// this costs no memory. Returns true when bytes were dropped.
     private mutating func skipLeadingEmptyLines() -> Bool {
         var dropped = false
-        while let first = input.first {
+        while let first = received.bytes.first {
             if first == ByteClasses.lf {
-                input = input.dropFirst()
-            } else if first == ByteClasses.cr, input.count >= 2, input[input.startIndex + 1] == ByteClasses.lf {
-                input = input.dropFirst(2)
+                received.bytes = received.bytes.dropFirst()
+            } else if first == ByteClasses.cr, received.bytes.count >= 2,
+                received.bytes[received.bytes.startIndex + 1] == ByteClasses.lf
+            {
+                received.bytes = received.bytes.dropFirst(2)
             } else {
                 break
             }

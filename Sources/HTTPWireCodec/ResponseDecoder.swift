@@ -56,11 +56,8 @@ public struct ResponseDecoder: Sendable {
 
     private var state = State.readingHead(HeadScanner())
     private let limits: CodecLimits
-    /// Received bytes not consumed yet. Often a slice of the caller's own array (no copy); appended to only
-    /// when a feed arrives while bytes are still waiting, which happens when a line is split.
-    private var input: ArraySlice<UInt8> = []
-    /// True once an empty feed said the peer closed.
-    private var isEndOfStream = false
+    /// Received bytes not consumed yet, and whether the peer closed.
+    private var received = ReceivedBytes()
     /// RFC 9112 §6.3 rule 1: a response to HEAD has no body, whatever its fields say.
     private var isHeadRequest = false
     /// RFC 9112 §6.3 rule 2: a 2xx response to CONNECT starts a tunnel.
@@ -98,17 +95,8 @@ public struct ResponseDecoder: Sendable {
     /// are kept by reference, not copied, unless earlier bytes are still waiting. Feeding bytes after the
     /// end of stream is a programming error.
     public mutating func feed(_ bytes: ArraySlice<UInt8>) {
-        guard !bytes.isEmpty else {
-            isEndOfStream = true
-            return
-        }
-        precondition(!isEndOfStream, "bytes fed after the end of the stream")
-        if case .failed = state { return }
-        if input.isEmpty {
-            input = bytes  // no copy: body slices will be slices of the caller's bytes
-        } else {
-            input.append(contentsOf: bytes)
-        }
+        if case .failed = state, !bytes.isEmpty { return }
+        received.feed(bytes)
     }
 
     /// Hands the decoder received bytes; an empty array means the peer closed (end of stream).
@@ -117,20 +105,20 @@ public struct ResponseDecoder: Sendable {
     }
 
     /// Bytes received after the end of the current response (or not yet decoded).
-    public var unconsumedBytes: ArraySlice<UInt8> { input }
+    public var unconsumedBytes: ArraySlice<UInt8> { received.bytes }
 
     /// Bytes of a Content-Length body still to come, when none of them are buffered: the owner may then
     /// move up to this many bytes from the socket to a file itself (splice(2)) and report them with
     /// ``bodyBytesMovedOutOfBand(_:)``. Nil in every other situation.
     public var identityBodyBytesRemaining: Int64? {
-        guard case .readingBody(let body) = state, input.isEmpty else { return nil }
+        guard case .readingBody(let body) = state, received.bytes.isEmpty else { return nil }
         return body.identityBytesRemaining
     }
 
     /// Records that the owner moved `count` bytes of a Content-Length body past the decoder. Only valid
     /// while ``identityBodyBytesRemaining`` is at least `count`.
     public mutating func bodyBytesMovedOutOfBand(_ count: Int64) {
-        guard case .readingBody(var body) = state, input.isEmpty else {
+        guard case .readingBody(var body) = state, received.bytes.isEmpty else {
             preconditionFailure("bodyBytesMovedOutOfBand(\(count)) with buffered bytes or in state \(state)")
         }
         body.bytesMovedOutOfBand(count)
@@ -142,9 +130,7 @@ public struct ResponseDecoder: Sendable {
     public mutating func nextEvent() throws(CodecError) -> ResponseEvent {
         do {
             let event = try step()
-            // Drop the reference to the caller's buffer once it is used up, so a transport that reads into
-            // one reusable array does not pay a copy-on-write on its next read.
-            if input.isEmpty { input = [] }
+            received.releaseIfConsumed()
             return event
         } catch {
             state = .failed(error)
@@ -163,7 +149,7 @@ public struct ResponseDecoder: Sendable {
             return try headReceived(head)
 
         case .readingBody(var body):
-            switch try body.next(from: &input, isEndOfStream: isEndOfStream) {
+            switch try body.next(from: &received.bytes, isEndOfStream: received.isEndOfStream) {
             case .body(let bytes):
                 state = .readingBody(body)
                 return .body(bytes)
@@ -210,14 +196,14 @@ public struct ResponseDecoder: Sendable {
     private mutating func readHead(
         _ scanner: inout HeadScanner
     ) throws(CodecError) -> (head: ResponseHead, fields: ParsedFields)? {
-        if input.isEmpty {
+        if received.bytes.isEmpty {
             // Closed before a single byte of this response: the client reports an empty reply.
-            if isEndOfStream { throw .truncatedHead(received: 0) }
+            if received.isEndOfStream { throw .truncatedHead(received: 0) }
             return nil
         }
         let limits = self.limits
-        let isEndOfStream = self.isEndOfStream
-        let parsed = try input.withUnsafeBufferPointer {
+        let isEndOfStream = received.isEndOfStream
+        let parsed = try received.bytes.withUnsafeBufferPointer {
             (bytes) throws(CodecError) -> (head: ResponseHead, fields: ParsedFields, length: Int)? in
             // No head is shorter than the early check ("HTTP/1.1 200\n\n" has 14 bytes): waiting for those
             // bytes keeps a short malformed head from failing differently depending on the split.
@@ -235,7 +221,7 @@ public struct ResponseDecoder: Sendable {
             return try Self.parseHead(bytes, boundary, limits)
         }
         guard let parsed else { return nil }
-        input = input[(input.startIndex + parsed.length)...]
+        received.bytes = received.bytes[(received.bytes.startIndex + parsed.length)...]
         return (parsed.head, parsed.fields)
     }
 
