@@ -158,3 +158,40 @@ import Testing
         }
     }
 }
+
+extension ClientTimeoutTests {
+    @Test("an upload slower than the idle timeout is not a timeout while bytes keep flowing", .timeLimit(.minutes(1)))
+    func slowUpload() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
+            // Ten pieces 100 ms apart: a second of sending, answered only at the end.
+            let pieces = AsyncThrowingStream<[UInt8], any Error> { continuation in
+                Task {
+                    for _ in 0..<10 {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        continuation.yield([UInt8](repeating: 0x63, count: 1000))
+                    }
+                    continuation.finish()
+                }
+            }
+            let response = try await client.send(HTTPRequest(method: .post, url: "sink", body: .stream(pieces)))
+            #expect(response.status == .noContent)
+            #expect(response.fields["X-Received-Bytes"] == "10000")
+            await client.shutdown()
+        }
+    }
+
+    @Test("no head within the idle timeout after a large body was sent is timedOut(.head)", .timeLimit(.minutes(1)))
+    func headAfterLargeBody() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let request = HTTPRequest(
+                method: .post, url: "delay?ms=3000", body: .bytes([UInt8](repeating: 1, count: 200_000)))
+            await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.send(request) }
+            #expect(clock.now - start < .seconds(2))
+            await client.shutdown()
+        }
+    }
+}
