@@ -168,6 +168,22 @@ import Testing
         }
     }
 
+    @Test("a streamed response without a body returns its connection unread", .timeLimit(.minutes(1)))
+    func bodylessStream() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            for request in [HTTPRequest(method: .head, url: "bytes/1000"), HTTPRequest(url: "status/204")] {
+                let response = try await client.stream(request)
+                #expect(response.expectedContentLength == 0)
+                #expect(client.pool.snapshot(of: origin).idle == 1)
+            }
+            _ = try await client.get("json")
+            #expect(client.connectionsOpened == 1)
+            await client.shutdown()
+        }
+    }
+
     @Test("an idle connection is closed after the idle timeout", .timeLimit(.minutes(1)))
     func idleTimeout() async throws {
         try await withFixtureServer { server in

@@ -30,10 +30,13 @@ public final class HTTPClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: ClientConfiguration
     let pool: ConnectionPool
+    /// The base URL parsed once, not per request (nil without one; the error is reported by each request).
+    private let baseURL: Result<TargetURL, CodecError>?
 
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
+        self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect, tls: configuration.tls,
@@ -86,6 +89,9 @@ public final class HTTPClient: Sendable {
                 resolved = next
                 continue
             }
+            // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
+            // returns the connection to the pool even if the caller never looks at the empty body.
+            if reader.expectedBytes == 0 { _ = try await reader.next() }
             return HTTPStreamingResponse(
                 status: head.status, reason: head.reason, version: head.version, fields: head.fields,
                 url: resolved.url, interimResponses: interim, body: ResponseBody(reader: reader))
@@ -143,8 +149,8 @@ public final class HTTPClient: Sendable {
     private func resolve(_ request: HTTPRequest) throws(HTTPWireError) -> ResolvedRequest {
         var url: TargetURL
         do {
-            if let base = configuration.baseURL {
-                url = try TargetURL(base).resolving(request.url)
+            if let base = baseURL {
+                url = try base.get().resolving(request.url)
             } else {
                 url = try TargetURL(request.url)
             }
