@@ -57,11 +57,14 @@ import Testing
         await listener.close()
     }
 
+    // The idle timeouts below leave a wide margin to the waits that must succeed, so a loaded machine (or a
+    // ThreadSanitizer build) cannot turn a short wait into a timeout.
+
     @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.minutes(1)))
     func head() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(200) }
-            await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=3000") }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
+            await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=10000") }
             // Waits shorter than the idle timeout are fine.
             let quick = try await client.get("delay?ms=50")
             #expect(quick.status == .ok)
@@ -72,17 +75,18 @@ import Testing
     @Test("a body that stalls for the idle timeout is timedOut(.body), streamed or collected", .timeLimit(.minutes(1)))
     func body() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
             await #expect(throws: HTTPWireError.timedOut(.body)) {
-                _ = try await client.get("drip?bytes=5&interval_ms=1000")
+                _ = try await client.get("drip?bytes=5&interval_ms=10000")
             }
-            let response = try await client.stream(HTTPRequest(url: "drip?bytes=5&interval_ms=1000"))
+            let response = try await client.stream(HTTPRequest(url: "drip?bytes=5&interval_ms=10000"))
             #expect(response.status == .ok)
             await #expect(throws: HTTPWireError.timedOut(.body)) {
                 for try await _ in response.body {}
             }
             // A slow but steady body is not idle.
-            #expect(try await client.get("drip?bytes=5&interval_ms=100").text == "*****")
+            let steady = try await client.get("drip?bytes=5&interval_ms=200")
+            #expect(steady.text == "*****")
             await client.shutdown()
         }
     }

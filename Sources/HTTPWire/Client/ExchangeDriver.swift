@@ -64,8 +64,8 @@ struct ExchangeDriver {
         var writer: Task<Void, Never>?
         switch control.handle({ $0.headSent() }) {
         case .sendBody:
-            if inline != nil {
-                reportProgress(sent: Int64(inline!.count))
+            if let inline {
+                reportProgress(sent: Int64(inline.count))
                 control.handle { $0.bodyChunkSent() }
                 control.handle { $0.bodyFinished() }
             } else {
