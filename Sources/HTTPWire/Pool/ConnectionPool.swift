@@ -37,6 +37,8 @@ package final class ConnectionPool: Sendable {
         var failureOverrides: [PoolStateMachine.RequestID: any Error] = [:]
         /// Established connections, by id.
         var connections: [PoolStateMachine.ConnectionID: PooledConnection] = [:]
+        /// The tasks opening connections, by id, so that shutdown can cancel them.
+        var connectTasks: [PoolStateMachine.ConnectionID: Task<Void, Never>] = [:]
         /// When each running idle timer comes due, in monotonic nanoseconds.
         var idleDeadlines: [PoolStateMachine.IdleTimer: UInt64] = [:]
         /// The task that fires idle timers; nil while no timer runs.
@@ -123,19 +125,23 @@ package final class ConnectionPool: Sendable {
         perform(actions, connectError: nil)
     }
 
-    /// Closes every idle connection, fails every waiter, and returns when the busy ones have been released.
-    /// Several callers may wait; each returns once shutdown is complete.
+    /// Closes every idle connection, cancels connection attempts, fails every waiter, and returns when the
+    /// busy ones have been released. Several callers may wait; each returns once shutdown is complete.
     package func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (actions, isDone) = state.withLock { state in
+            let (actions, connecting, isDone) = state.withLock { state in
                 let actions = state.machine.shutdownRequested()
+                let connecting = Array(state.connectTasks.values)
                 if state.machine.isShutDown && !actions.contains(.shutdownComplete) {
-                    return (actions, true)  // an earlier call already finished it
+                    return (actions, connecting, true)  // an earlier call already finished it
                 }
                 state.shutdownWaiters.append(continuation)
-                return (actions, false)
+                return (actions, connecting, false)
             }
             perform(actions, connectError: nil)
+            // A connect that nobody waits for any more (say, to a black-holed address, up to the connect
+            // timeout) must not hold up the shutdown: it ends with CancellationError and reports in.
+            for task in connecting { task.cancel() }
             if isDone { continuation.resume() }
         }
     }
@@ -218,7 +224,10 @@ package final class ConnectionPool: Sendable {
                 }
                 waiter.resume(returning: lease)
             case .createConnection(let id, let origin):
-                Task { await self.open(id, origin: origin) }
+                // Registered under the lock before it can finish, so `open` always finds its own entry to remove.
+                state.withLock { state in
+                    state.connectTasks[id] = Task { await self.open(id, origin: origin) }
+                }
             case .scheduleIdleTimeout(let timer):
                 let due = Deadline.after(idleTimeout, phase: .total).uptimeNanoseconds
                 let mustStartReaper = state.withLock { state in
@@ -313,13 +322,17 @@ package final class ConnectionPool: Sendable {
                 id: id, origin: origin, tls: tls, deadline: .after(connectTimeout, phase: .connect))
             onConnect?(connection)
             let actions = state.withLock { state in
+                state.connectTasks[id] = nil
                 state.connections[id] = connection
                 state.connectionsOpened += 1
                 return state.machine.connectionEstablished(id)
             }
             perform(actions, connectError: nil)
         } catch {
-            let actions = state.withLock { $0.machine.connectionFailed(id) }
+            let actions = state.withLock { state in
+                state.connectTasks[id] = nil
+                return state.machine.connectionFailed(id)
+            }
             perform(actions, connectError: error)
         }
     }
