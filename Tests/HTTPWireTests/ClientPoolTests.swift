@@ -45,6 +45,44 @@ import Testing
         }
     }
 
+    @Test("bytes that arrive on an idle connection make it unusable (response splitting)", .timeLimit(.minutes(1)))
+    func bytesWhileIdle() async throws {
+        // A server that answers the first request, then, once the connection is idle, sends a second
+        // complete response nobody asked for; a later connection answers "fresh".
+        let listener = try Listener.bind()
+        let (sent, sentSignal) = AsyncStream<Void>.makeStream()
+        let server = Task {
+            guard let first = try? await listener.accept() else { return }
+            var buffer: [UInt8] = []
+            _ = try? await first.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+            try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
+            try? await Task.sleep(for: .milliseconds(50))
+            try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged".utf8), deadline: .never)
+            sentSignal.yield()
+            while let next = try? await listener.accept() {
+                buffer.removeAll()
+                _ = try? await next.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+                try? await next.write(
+                    Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfresh".utf8),
+                    deadline: .never)
+                await next.close()
+            }
+            await first.close()
+        }
+        let client = HTTPClient()
+        let url = "http://127.0.0.1:\(listener.port)/"
+        #expect(try await client.get(url).text == "first")
+        for await _ in sent { break }
+        // The forged bytes are on the wire; give them time to cross loopback into the client's socket.
+        let idle = try #require(client.pool.establishedConnections.first)
+        #expect(await eventually { !idle.socket.hasNothingToReadNow() })
+        #expect(try await client.get(url).text == "fresh")
+        #expect(client.connectionsOpened == 2)
+        await client.shutdown()
+        await listener.close()
+        await server.value
+    }
+
     @Test(
         "a kept-alive connection the server closed is not reused, for GET and POST alike",
         .timeLimit(.minutes(1)), arguments: [Method.get, .post])
