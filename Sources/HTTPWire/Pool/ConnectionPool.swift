@@ -230,11 +230,12 @@ package final class ConnectionPool: Sendable {
                 }
             case .scheduleIdleTimeout(let timer):
                 let due = Deadline.after(idleTimeout, phase: .total).uptimeNanoseconds
-                let mustStartReaper = state.withLock { state in
+                state.withLock { state in
                     state.idleDeadlines[timer] = due
-                    return state.reaper == nil
+                    // Started under the lock: the reaper's first look at the state waits for this to finish,
+                    // and it clears `reaper` itself, under the lock, only when it finds no timer left.
+                    if state.reaper == nil { state.reaper = makeReaper() }
                 }
-                if mustStartReaper { startReaper() }
             case .cancelIdleTimeout(let timer):
                 state.withLock { _ = $0.idleDeadlines.removeValue(forKey: timer) }
             case .closeConnection(let id):
@@ -268,22 +269,16 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Idle timers
 
-    /// Starts the task that fires idle timers as they come due. It holds the pool weakly and ends when no
-    /// timer is left (or the pool is gone).
-    private func startReaper() {
-        let task = Task { [weak self] in
+    /// The task that fires idle timers as they come due. It holds the pool weakly and ends when no timer is
+    /// left (or the pool is gone). Made while holding the state lock.
+    private func makeReaper() -> Task<Void, Never> {
+        Task { [weak self] in
             while let delay = self?.nextIdleDeadlineDelay() {
                 try? await Task.sleep(for: delay)
                 if Task.isCancelled { return }
                 self?.fireExpiredIdleTimers()
             }
         }
-        let spare = state.withLock { state -> Task<Void, Never>? in
-            if state.reaper != nil || state.idleDeadlines.isEmpty { return task }
-            state.reaper = task
-            return nil
-        }
-        spare?.cancel()
     }
 
     /// How long until the earliest idle timer comes due; nil (and the reaper forgotten) when none runs.
