@@ -33,6 +33,28 @@ import Testing
         }
     }
 
+    @Test("requests waiting for a connection are served first in, first out", .timeLimit(.minutes(1)))
+    func fifo() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.pool.maxConnectionsPerOrigin = 1 }
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            let busy = Task { try await client.get("delay?ms=300") }
+            #expect(await eventually { client.pool.snapshot(of: origin).leased == 1 })
+            var waiting: [Task<HTTPResponse, any Error>] = []
+            for index in 1...5 {
+                waiting.append(Task { try await client.get("echo?order=\(index)") })
+                // The next one queues only once this one is waiting, so the queue order is known.
+                #expect(await eventually { client.pool.snapshot(of: origin).waiting == index })
+            }
+            _ = try await busy.value
+            for task in waiting { _ = try await task.value }
+            let order = server.requestLog.map(\.target).filter { $0.hasPrefix("/echo") }
+            #expect(order == (1...5).map { "/echo?order=\($0)" })
+            #expect(client.connectionsOpened == 1)
+            await client.shutdown()
+        }
+    }
+
     @Test("bytes after a response make the connection unusable, never the next response", .timeLimit(.minutes(1)))
     func extraBytes() async throws {
         try await withFixtureServer { server in

@@ -203,8 +203,11 @@ package final class ConnectionPool: Sendable {
     private func giveUp(_ request: PoolStateMachine.RequestID, error: any Error) {
         let actions = state.withLock { state -> [PoolStateMachine.Action] in
             guard state.waiters[request] != nil else { return [] }
-            state.failureOverrides[request] = error
-            return state.machine.leaseCancelled(request)
+            // Empty when the request was served meanwhile (its lease is on the way): nothing to fail, and no
+            // override to keep.
+            let actions = state.machine.leaseCancelled(request)
+            if !actions.isEmpty { state.failureOverrides[request] = error }
+            return actions
         }
         perform(actions, connectError: nil)
     }
