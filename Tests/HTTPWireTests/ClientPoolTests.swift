@@ -38,15 +38,15 @@ import Testing
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server) { $0.pool.maxConnectionsPerOrigin = 1 }
             let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
-            let busy = Task { try await client.get("delay?ms=300") }
-            #expect(await eventually { client.pool.snapshot(of: origin).leased == 1 })
+            // The one connection stays leased while this response's body is unread.
+            let busy = try await client.stream(HTTPRequest(url: "bytes/1000"))
             var waiting: [Task<HTTPResponse, any Error>] = []
             for index in 1...5 {
                 waiting.append(Task { try await client.get("echo?order=\(index)") })
                 // The next one queues only once this one is waiting, so the queue order is known.
                 #expect(await eventually { client.pool.snapshot(of: origin).waiting == index })
             }
-            _ = try await busy.value
+            #expect(try await busy.collect(upTo: 1000).count == 1000)
             for task in waiting { _ = try await task.value }
             let order = server.requestLog.map(\.target).filter { $0.hasPrefix("/echo") }
             #expect(order == (1...5).map { "/echo?order=\($0)" })

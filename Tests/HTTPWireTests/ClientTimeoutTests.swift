@@ -65,8 +65,8 @@ import Testing
     @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.minutes(1)))
     func head() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
-            await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=10000") }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3) }
+            await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=30000") }
             // Waits shorter than the idle timeout are fine.
             let quick = try await client.get("delay?ms=50")
             #expect(quick.status == .ok)
@@ -77,17 +77,17 @@ import Testing
     @Test("a body that stalls for the idle timeout is timedOut(.body), streamed or collected", .timeLimit(.minutes(1)))
     func body() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3) }
             await #expect(throws: HTTPWireError.timedOut(.body)) {
-                _ = try await client.get("drip?bytes=5&interval_ms=10000")
+                _ = try await client.get("drip?bytes=5&interval_ms=30000")
             }
-            let response = try await client.stream(HTTPRequest(url: "drip?bytes=5&interval_ms=10000"))
+            let response = try await client.stream(HTTPRequest(url: "drip?bytes=5&interval_ms=30000"))
             #expect(response.status == .ok)
             await #expect(throws: HTTPWireError.timedOut(.body)) {
                 for try await _ in response.body {}
             }
             // A slow but steady body is not idle.
-            let steady = try await client.get("drip?bytes=5&interval_ms=200")
+            let steady = try await client.get("drip?bytes=5&interval_ms=50")
             #expect(steady.text == "*****")
             await client.shutdown()
         }

@@ -112,10 +112,11 @@ public final class HTTPClient: Sendable {
         if expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
         let origin = OriginKey(
             scheme: request.url.scheme == .https ? .https : .http, host: request.url.host, port: request.url.port)
-        let connectDeadline = Swift.min(
-            Deadline.after(configuration.timeouts.connect, phase: .connect), deadlines.total)
+        // Waiting in the pool's queue is bounded by the total deadline only: a request queued behind busy
+        // connections is not failing to connect. Each connection attempt has the connect timeout of its own
+        // (the pool's), and a failed attempt fails the oldest waiter with its error.
         // The one retry goes to a new connection: an idle one is as old as the one the server just closed.
-        let lease = try await pool.lease(for: origin, deadline: connectDeadline, requiringNewConnection: isRetry)
+        let lease = try await pool.lease(for: origin, deadline: deadlines.total, requiringNewConnection: isRetry)
         if lease.isReused {
             configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))
         }

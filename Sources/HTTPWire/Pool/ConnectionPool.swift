@@ -89,8 +89,9 @@ package final class ConnectionPool: Sendable {
     }
 
     /// A connection to `origin`: an idle one checked for liveness, a new one, or the next one released
-    /// (FIFO). `deadline` bounds the wait in the queue and the connect; cancellation removes the request
-    /// from the queue. With `requiringNewConnection` (the one retry after a reused connection failed), idle
+    /// (FIFO). `deadline` bounds the whole wait (the request's total deadline); each connection attempt is
+    /// bounded by the pool's connect timeout as well, and a failed attempt fails the oldest waiter with its
+    /// error. Cancellation removes the request from the queue. With `requiringNewConnection` (the one retry after a reused connection failed), idle
     /// connections of the origin are closed rather than used: they are as old as the one that failed.
     /// Throws connect errors (exit 6, 7, 35, 60), `timedOut`, `CancellationError`.
     package func lease(
