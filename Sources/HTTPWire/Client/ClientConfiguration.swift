@@ -110,6 +110,7 @@ public struct HTTPLogEvent: Sendable, Hashable, CustomStringConvertible {
         self.text = text
     }
 
+    /// The line's text, as a logger would print it.
     public var description: String { text }
 
     /// Field names whose values never reach a log.

@@ -8,6 +8,7 @@
 /// a body delimited by closing). A body cut short throws `HTTPWireError.bodyTruncated` (curl's exit 18).
 /// Iterate it once.
 public struct ResponseBody: AsyncSequence {
+    /// A piece of the body: a slice of the connection's receive buffer.
     public typealias Element = ArraySlice<UInt8>
 
     let reader: ResponseBodyReader
@@ -16,6 +17,7 @@ public struct ResponseBody: AsyncSequence {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let reader: ResponseBodyReader
 
+        /// The next piece of the body, reading from the socket only now; nil at the end of the body.
         public mutating func next() async throws -> ArraySlice<UInt8>? {
             guard let piece = try await reader.next() else {
                 await reader.waitForWriter()
@@ -25,6 +27,7 @@ public struct ResponseBody: AsyncSequence {
         }
     }
 
+    /// The iterator over the body; make one and iterate it to the end (or drop it to close the connection).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader)
     }
