@@ -1,7 +1,9 @@
 // wire: the curl-like command-line client of HTTPWire (edge layer).
 // The entry point: parse the arguments, print the version or a help text, or run a command; turn whatever
 // it throws into one `wire: error: ...` line and curl's exit code. Ctrl-C cancels the running command
-// (exit 130); a second Ctrl-C ends the process at once. No HTTP happens in this file.
+// (exit 130; `wire serve`, which runs until Ctrl-C, exits 0); a second Ctrl-C ends the process at once.
+// SIGPIPE is ignored: a reader that closes the pipe (`wire get URL | head -c 10`) makes write(2) fail with
+// EPIPE, which BodyOutput reports as curl's exit 23, instead of killing wire mid-write. No HTTP here.
 
 import Dispatch
 import Synchronization
@@ -20,6 +22,8 @@ func exit(reporting error: any Error) -> Never {
 enum Interrupts {
     static let count = Atomic<Int>(0)
 }
+
+signal(SIGPIPE, SIG_IGN)
 
 let invocation: Invocation
 do {
@@ -46,7 +50,9 @@ case .run(let command):
     interrupts.resume()
     let result = await task.result
     // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
-    if Interrupts.count.load(ordering: .relaxed) > 0 { exit(reporting: CancellationError()) }
+    if Interrupts.count.load(ordering: .relaxed) > 0 && command.command != .serve {
+        exit(reporting: CancellationError())
+    }
     if case .failure(let error) = result { exit(reporting: error) }
 }
 exit(ExitCode.success.rawValue)
