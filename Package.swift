@@ -23,6 +23,9 @@ let package = Package(
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "FixtureServer"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
+        .executableTarget(
+            name: "UploadBench", dependencies: ["HTTPWire", "HTTPWireCodec", "FixtureServer"],
+            path: "Sources/Benchmarks/UploadBench"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),
