@@ -31,6 +31,9 @@ enum RangeResponder {
         var entityTag: String
         var lastModified: String
         var contentType: String
+        /// `/bytes` with `interval_ms`: the body goes out `piece` bytes at a time with a pause after each,
+        /// so a test can stop a download part-way (kill, Ctrl-C) and resume it against validators.
+        var pace: (piece: Int, interval: Duration)? = nil
     }
 
     /// How a route treats Range: as the RFC says, not at all (a server without range support), or by
@@ -58,7 +61,10 @@ enum RangeResponder {
             lastModified: request.query["last_modified"] ?? generatedLastModified,
             contentType: "application/octet-stream")
         let mode = request.query["range"].flatMap { RangeMode(rawValue: $0) } ?? .honour
-        try await respond(with: representation, to: request, on: connection, mode: mode)
+        var paced = representation
+        let interval = request.integer("interval_ms", default: 0)
+        if interval > 0 { paced.pace = (max(1, request.integer("piece", default: 16 * 1024)), .milliseconds(interval)) }
+        try await respond(with: paced, to: request, on: connection, mode: mode)
     }
 
     /// `/files/{path}`: a file set with `setFile`, else one from the served directory.
@@ -177,9 +183,12 @@ enum RangeResponder {
         case .generated(let seed):
             var position = range.lowerBound
             while position <= range.upperBound {
-                let end = min(range.upperBound + 1, position + Int64(writeSize))
+                let end = min(range.upperBound + 1, position + Int64(representation.pace?.piece ?? writeSize))
                 try await connection.write(GeneratedBytes.bytes(position..<end, seed: seed))
                 position = end
+                if let pace = representation.pace, position <= range.upperBound {
+                    try await Task.sleep(for: pace.interval)
+                }
             }
         case .disk(let file):
             try await sendFile(file, range, connection)

@@ -13,8 +13,10 @@ enum Commands {
         case .put: try await SendCommand.run(command, method: .put)
         case .delete: try await SendCommand.run(command, method: .delete)
         case .serve: try await ServeCommand.run(command)
-        // TODO(cli issue): upload, download and demo arrive with the uploads and downloads branches.
-        case .upload, .download, .demo:
+        case .upload: try await UploadCommand.run(command)
+        case .download: try await DownloadCommand.run(command)
+        // TODO(cli issue): the guided tour.
+        case .demo:
             throw UsageError(message: "\(command.command.rawValue) is not implemented yet", suggestsHelp: false)
         }
     }

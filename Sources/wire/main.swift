@@ -18,9 +18,24 @@ func exit(reporting error: any Error) -> Never {
     exit(ExitCode(for: error).rawValue)
 }
 
-/// How many SIGINTs have arrived while a command runs.
+/// How many SIGINTs have arrived while a command runs, and the handler that counts them.
 enum Interrupts {
     static let count = Atomic<Int>(0)
+
+    /// Delivers SIGINT to a dispatch source instead of killing the process, so the command can unwind
+    /// (close connections, keep a partial download resumable): the first cancels `task`, the second exits
+    /// at once. A static function, so the handler is not isolated to the main actor: it runs on a
+    /// dispatch queue.
+    static func cancelOnInterrupt(_ task: Task<Void, any Error>) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            if count.add(1, ordering: .relaxed).newValue > 1 { _exit(ExitCode.interrupted.rawValue) }
+            task.cancel()
+        }
+        source.resume()
+        return source
+    }
 }
 
 signal(SIGPIPE, SIG_IGN)
@@ -39,16 +54,9 @@ case .help(let command):
     Terminal.writeOutput(command.map(Help.text(for:)) ?? Help.topLevel)
 case .run(let command):
     let task = Task { try await Commands.run(command) }
-    // SIGINT is delivered to a dispatch source instead of killing the process, so the command can unwind
-    // (close connections, keep a partial download resumable). The second one exits without waiting.
-    signal(SIGINT, SIG_IGN)
-    let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    interrupts.setEventHandler {
-        if Interrupts.count.add(1, ordering: .relaxed).newValue > 1 { _exit(ExitCode.interrupted.rawValue) }
-        task.cancel()
-    }
-    interrupts.resume()
+    let interrupts = Interrupts.cancelOnInterrupt(task)
     let result = await task.result
+    interrupts.cancel()
     // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
     if Interrupts.count.load(ordering: .relaxed) > 0 && command.command != .serve {
         exit(reporting: CancellationError())
