@@ -31,8 +31,8 @@ enum RangeResponder {
         var entityTag: String
         var lastModified: String
         var contentType: String
-        /// `/bytes` with `interval_ms`: the body goes out `piece` bytes at a time with a pause after each,
-        /// so a test can stop a download part-way (kill, Ctrl-C) and resume it against validators.
+        /// `interval_ms` on `/bytes` and on files set with `setFile`: the body goes out `piece` bytes at a
+        /// time with a pause after each, so a test can stop a download part-way and resume it.
         var pace: (piece: Int, interval: Duration)? = nil
     }
 
@@ -89,7 +89,10 @@ enum RangeResponder {
         } else {
             return try await connection.respond(status: 404, body: Array("no file \(name)\n".utf8))
         }
-        try await respond(with: representation, to: request, on: connection, mode: .honour)
+        var paced = representation
+        let interval = request.integer("interval_ms", default: 0)
+        if interval > 0 { paced.pace = (max(1, request.integer("piece", default: 16 * 1024)), .milliseconds(interval)) }
+        try await respond(with: paced, to: request, on: connection, mode: .honour)
     }
 
     /// Answers 200, 206, 304 or 416 for `representation` (see the file comment for the rules).
@@ -179,7 +182,16 @@ enum RangeResponder {
         if connection.request?.isHead == true { return }
         switch representation.source {
         case .memory(let contents):
-            try await connection.write(Array(contents[Int(range.lowerBound)...Int(range.upperBound)]))
+            guard let pace = representation.pace else {
+                return try await connection.write(Array(contents[Int(range.lowerBound)...Int(range.upperBound)]))
+            }
+            var position = Int(range.lowerBound)
+            while position <= Int(range.upperBound) {
+                let end = min(Int(range.upperBound) + 1, position + pace.piece)
+                try await connection.write(Array(contents[position..<end]))
+                position = end
+                if position <= Int(range.upperBound) { try await Task.sleep(for: pace.interval) }
+            }
         case .generated(let seed):
             var position = range.lowerBound
             while position <= range.upperBound {

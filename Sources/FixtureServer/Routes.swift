@@ -64,8 +64,8 @@ enum Routes {
             summary: "n deterministic bytes with ETag, Last-Modified, Range, If-Range; interval_ms paces pieces",
             handler: RangeResponder.generatedBytes),
         FixtureRoute(
-            name: "files", usage: "/files/{path}",
-            summary: "files set with setFile, else from the served directory, with Range, ETag, If-Range",
+            name: "files", usage: "/files/{path}?interval_ms=0&piece=16384",
+            summary: "files set with setFile (interval_ms paces them), else from the served directory, with Range",
             handler: RangeResponder.file),
         FixtureRoute(
             name: "delay", usage: "/delay?ms=1000",

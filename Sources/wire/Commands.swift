@@ -15,9 +15,7 @@ enum Commands {
         case .serve: try await ServeCommand.run(command)
         case .upload: try await UploadCommand.run(command)
         case .download: try await DownloadCommand.run(command)
-        // TODO(cli issue): the guided tour.
-        case .demo:
-            throw UsageError(message: "\(command.command.rawValue) is not implemented yet", suggestsHelp: false)
+        case .demo: try await DemoCommand.run(command)
         }
     }
 }

@@ -46,7 +46,7 @@ enum DownloadCommand {
     }
 
     /// Draws the bar from progress events and notes resumes, restarts and retries on their own lines.
-    private static func observe(_ events: AsyncStream<DownloadEvent>, showsProgress: Bool, verbose: Bool) async {
+    static func observe(_ events: AsyncStream<DownloadEvent>, showsProgress: Bool, verbose: Bool) async {
         var bar: ProgressBar?
         let notes = showsProgress || verbose
         func note(_ text: String) {

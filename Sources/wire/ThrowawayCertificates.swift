@@ -30,28 +30,11 @@ enum ThrowawayCertificates {
             throw UsageError(message: "cannot make a temporary directory for certificates", suggestsHelp: false)
         }
         let directory = String(cString: made)
-        let status = run(["/bin/sh", scriptPath, directory])
+        let status = ChildProcess.start(["/bin/sh", scriptPath, directory])?.wait() ?? -1
         guard status == 0 else {
             throw UsageError(
                 message: "make-certs.sh failed (exit \(status)); is openssl installed?", suggestsHelp: false)
         }
         return directory
-    }
-
-    /// Runs a program with its output sent to /dev/null; returns its exit status (-1 if it did not start).
-    private static func run(_ arguments: [String]) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, arguments[0], &actions, nil, &pointers, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // WIFEXITED / WEXITSTATUS are macros: the low 7 bits are the signal, the next 8 the exit status.
-        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     }
 }
