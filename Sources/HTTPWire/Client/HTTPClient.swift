@@ -86,6 +86,13 @@ public final class HTTPClient: Sendable {
                 resolved = next
                 continue
             }
+            // RFC 9110 §10.1.1: a client that receives 417 (Expectation Failed) in response to a request with
+            // `Expect: 100-continue` SHOULD repeat it without the expectation (the body was held back).
+            if head.status.rawValue == 417, resolved.expectContinue, resolved.body.isReplayable {
+                await Self.discard(reader)
+                resolved.expectContinue = false
+                continue
+            }
             return HTTPStreamingResponse(
                 status: head.status, reason: head.reason, version: head.version, fields: head.fields,
                 url: resolved.url, interimResponses: interim, body: ResponseBody(reader: reader))
