@@ -22,7 +22,12 @@ let package = Package(
         .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "COpenSSL", "CSystem"]),
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "FixtureServer"]),
+        // Small complete programs on the public API, one file per example (`swift run Examples`).
+        .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
+        .executableTarget(
+            name: "UploadBench", dependencies: ["HTTPWire", "HTTPWireCodec", "FixtureServer"],
+            path: "Sources/Benchmarks/UploadBench"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),

@@ -89,6 +89,13 @@ public final class HTTPClient: Sendable {
                 resolved = next
                 continue
             }
+            // RFC 9110 §10.1.1: a client that receives 417 (Expectation Failed) in response to a request with
+            // `Expect: 100-continue` SHOULD repeat it without the expectation (the body was held back).
+            if head.status.rawValue == 417, resolved.expectContinue, resolved.body.isReplayable {
+                await Self.discard(reader)
+                resolved.expectContinue = false
+                continue
+            }
             // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
             // returns the connection to the pool even if the caller never looks at the empty body.
             if reader.expectedBytes == 0 { _ = try await reader.next() }
@@ -101,10 +108,10 @@ public final class HTTPClient: Sendable {
     /// One exchange, retried once on a new connection when the machine allows it (a reused connection that
     /// the server had closed, for an idempotent request with a replayable body).
     private func exchange(
-        _ request: ResolvedRequest, deadlines: RequestDeadlines, isRetry: Bool
+        _ original: ResolvedRequest, deadlines: RequestDeadlines, isRetry: Bool
     ) async throws -> (ResponseHead, [ResponseHead], ResponseBodyReader) {
-        let body = try await PreparedBody.prepare(request.body)
-        var request = request
+        let body = try await PreparedBody.prepare(original.body)
+        var request = original
         if let implied = body.impliedContentType, !request.fields.contains("Content-Type") {
             request.fields.append(name: "Content-Type", value: implied)
         }
@@ -133,7 +140,9 @@ public final class HTTPClient: Sendable {
         } catch let retry as RetryOnNewConnection {
             guard !isRetry else { throw retry.cause }
             configuration.logger?(HTTPLogEvent(kind: .retry, text: "* retrying on a new connection: \(retry.cause)"))
-            return try await exchange(request, deadlines: deadlines, isRetry: true)
+            // The original, not `request`: a retried multipart body gets a new boundary, so the Content-Type
+            // implied by this attempt's body must not carry over.
+            return try await exchange(original, deadlines: deadlines, isRetry: true)
         }
     }
 
@@ -176,7 +185,9 @@ public final class HTTPClient: Sendable {
         }
         return ResolvedRequest(
             method: request.method, url: url, fields: fields, body: request.body,
-            expectContinue: request.expectContinue, uploadProgress: request.uploadProgress)
+            expectContinue: request.expectContinue,
+            // One meter per send: progress stays monotonic across redirects and retries, with speed and ETA.
+            uploadProgress: UploadProgressMeter.wrap(request.uploadProgress))
     }
 }
 
