@@ -85,6 +85,8 @@ extension HTTPClient {
     /// ```
     ///
     /// - Parameters:
+    ///   - form: the fields and files; files are read from disk while they are sent.
+    ///   - url: where to send it, absolute or relative to the client's base URL.
     ///   - method: `POST` by default, as HTML forms send it.
     ///   - fields: request fields; `Content-Type` with the boundary is added unless given.
     ///   - expectContinue: send `Expect: 100-continue` and wait briefly for the server's go-ahead, so a server
