@@ -170,7 +170,7 @@ import Testing
             // 1 byte per 10 ms is 100 B/s; on a loaded machine bytes arrive in bursts, so the meter is only
             // held to the right order of magnitude, never absurd (no zero, infinity or NaN).
             #expect(speeds.allSatisfy { $0 > 1 && $0 < 20_000 && $0.isFinite })
-            #expect(snapshots.compactMap(\.estimatedTimeRemaining).allSatisfy { $0 >= .zero && $0 < .seconds(60) })
+            #expect(snapshots.compactMap(\.estimatedTimeRemaining).allSatisfy { $0 >= .zero && $0 < .seconds(3600) })
             await client.shutdown()
         }
     }

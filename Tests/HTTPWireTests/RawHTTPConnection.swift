@@ -29,7 +29,7 @@ final class RawHTTPConnection {
     private var decoder = ResponseDecoder()
     private var isFirstResponse = true
     /// Every wait of a test is bounded; a hung server fails the test instead of stalling the run.
-    static let timeout = Duration.seconds(10)
+    static let timeout = Duration.seconds(30)
 
     init(connection: any Connection) {
         self.connection = connection
