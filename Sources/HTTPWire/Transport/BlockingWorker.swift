@@ -47,18 +47,23 @@ package final class BlockingWorker: Sendable {
         }
     }
 
-    /// The shared worker: two threads, so one slow DNS lookup does not hold up a file read.
-    package static let shared = BlockingWorker(threadCount: 2)
+    /// The worker for disk I/O (upload reads, download writes and fsyncs, file stats): two threads.
+    package static let shared = BlockingWorker(threadCount: 2, name: "httpwire-disk")
+
+    /// The worker for getaddrinfo, apart from the disk's: a resolver that does not answer can keep a lookup
+    /// blocked for the resolver's whole timeout (5 s per try by default), and that must never stall the file
+    /// writes of downloads already running. Two threads.
+    package static let resolver = BlockingWorker(threadCount: 2, name: "httpwire-dns")
 
     private let queue = LockedState<[Job]>([])
     /// Counts queued jobs; threads sleep on it. Allocated once, never freed (the worker lives forever).
     private nonisolated(unsafe) let available: UnsafeMutablePointer<sem_t>
 
-    private init(threadCount: Int) {
+    private init(threadCount: Int, name: String) {
         available = .allocate(capacity: 1)
         sem_init(available, 0, 0)
         for index in 0..<threadCount {
-            SystemThread.start(name: "httpwire-work\(index)") { [self] in serve() }
+            SystemThread.start(name: "\(name)\(index)") { [self] in serve() }
         }
     }
 

@@ -1,7 +1,7 @@
 // Resolver: host name to socket addresses, with getaddrinfo on the blocking worker (transport layer).
 //
 // A literal address ("127.0.0.1", "::1") is parsed on the spot with AI_NUMERICHOST and never reaches DNS.
-// A name goes to getaddrinfo on the `BlockingWorker`, because getaddrinfo blocks and cannot be made to
+// A name goes to getaddrinfo on the `BlockingWorker.resolver`, because getaddrinfo blocks and cannot be made to
 // report readiness. Both families are asked for (AF_UNSPEC); the answer is reordered so IPv6 and IPv4
 // alternate (RFC 8305 §4: interleave families so that one broken family cannot delay the other for long).
 // This file neither opens sockets nor knows about HTTP.
@@ -24,10 +24,10 @@ package enum Resolver {
     package static func resolve(host: String, port: Int, deadline: Deadline) async throws -> [SocketAddress] {
         if let literal = try? lookUp(host: host, port: port, numericOnly: true) { return literal }
         let lookup: @Sendable () throws -> [SocketAddress] = { try lookUp(host: host, port: port, numericOnly: false) }
-        if deadline.isNever { return try await BlockingWorker.shared.run(lookup) }
+        if deadline.isNever { return try await BlockingWorker.resolver.run(lookup) }
         // Race the lookup against the deadline; whichever ends first cancels the other.
         return try await withThrowingTaskGroup(of: [SocketAddress].self) { group in
-            group.addTask { try await BlockingWorker.shared.run(lookup) }
+            group.addTask { try await BlockingWorker.resolver.run(lookup) }
             group.addTask { try await Reactor.shared.sleep(until: deadline) }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { throw CancellationError() }
