@@ -23,6 +23,13 @@ let package = Package(
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "FixtureServer"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
+        // `make bench`: NetBench drives curl, WireBench (HTTPWire), URLSessionBench and the wire CLI as separate
+        // processes against nginx and BenchServer (the fixture server in its own process). URLSession lives in
+        // its own target so the library never links FoundationNetworking.
+        .executableTarget(name: "NetBench", path: "Sources/Benchmarks/NetBench"),
+        .executableTarget(name: "WireBench", dependencies: ["HTTPWire"], path: "Sources/Benchmarks/WireBench"),
+        .executableTarget(name: "URLSessionBench", path: "Sources/Benchmarks/URLSessionBench"),
+        .executableTarget(name: "BenchServer", dependencies: ["FixtureServer"], path: "Sources/Benchmarks/BenchServer"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),
