@@ -25,6 +25,7 @@ let bench = BenchEnvironment(
     repository: FileManager.default.currentDirectoryPath,
     binaries: (executable as NSString).deletingLastPathComponent, largeBytes: largeBytes)
 
+let loadAtStart = MachineDescription.loadAverage()
 do {
     try bench.start()
 } catch {
@@ -34,7 +35,7 @@ do {
 }
 
 let curl = "/usr/bin/curl"
-let curlFlags = [curl, "-s", "-S", "-f"]
+let curlFlags = [curl, "-s", "-S", "-f", "--no-progress-meter"]
 let wireBench = bench.binary("WireBench")
 let urlSessionBench = bench.binary("URLSessionBench")
 let wire = bench.binary("wire")
@@ -243,8 +244,12 @@ removeUploads()
 bench.stop()
 
 let table = ResultTable(workloads: workloads, results: results, rounds: rounds)
-var report = table.render()
-report += "\nrounds: \(rounds); measuring took \(Int(elapsed)) s; work directory: \(bench.root)\n"
+var report = MachineDescription.text(bench: bench, quick: isQuick, rounds: rounds) + "\n" + table.render()
+report += "\nrounds: \(rounds) (medians over rounds); measuring took \(Int(elapsed)) s; files on \(bench.root); "
+report += "load average (1 min) \(loadAtStart) at start, \(MachineDescription.loadAverage()) at end; peak RSS "
+report +=
+    ChildProcess.measuresRSSExactly
+    ? "from /usr/bin/time -f %M (the child's own)\n" : "from wait4 (a floor: install `time`)\n"
 if !failures.isEmpty {
     report +=
         "\nfailures (children's standard error is in \(bench.errorLog)):\n" + failures.map { "- \($0)\n" }.joined()

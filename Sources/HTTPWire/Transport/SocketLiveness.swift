@@ -1,5 +1,6 @@
 // SocketLiveness: "has the peer said anything?" for an idle socket (transport layer).
-// One non-blocking peek, made on the reactor thread like every other call on a descriptor. It knows
+// One non-blocking peek, made by the calling task itself (`Reactor.performAttemptingHere`: it never waits,
+// so it never reaches the reactor thread). It knows
 // nothing of HTTP: the pool uses it to avoid reusing a connection the server has closed.
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ extension TCPSocket {
     package func hasNothingToRead() async throws -> Bool {
         let descriptor = self.descriptor
         guard descriptor.isOpen else { return false }
-        return try await Reactor.shared.perform(on: descriptor, deadline: .never) {
+        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: .never) {
             var byte: UInt8 = 0
             let result = recv(descriptor.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
             if result < 0 {

@@ -10,7 +10,9 @@
 // Plain sockets also offer the zero-copy paths of later features: `sendFile` (file → socket with
 // sendfile(2), for uploads) and `spliceToFile` (socket → file with splice(2) through a pipe, for downloads).
 // A TLS connection cannot use them: its bytes must pass through OpenSSL in user space. This file knows no
-// HTTP; all of its calls run on the reactor thread.
+// HTTP. `read` and `write` make their first attempt on the calling task's thread and go to the reactor only
+// when the call would block (`Reactor.performAttemptingHere`); connect, sendfile and splice, which may touch
+// the disk, run on the reactor thread.
 
 import CSystem
 
@@ -111,7 +113,7 @@ package final class TCPSocket: Connection, CustomStringConvertible {
         let receiveBuffer = ReceiveBuffer(taking: &buffer)
         defer { buffer = receiveBuffer.bytes }
         let descriptor = self.descriptor
-        return try await Reactor.shared.perform(on: descriptor, deadline: deadline) {
+        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
             do {
                 let count = try receiveBuffer.append(upTo: maxBytes) { address, capacity in
                     switch try Syscall.run("recv", { recv(descriptor.rawValue, address, capacity, 0) }) {
@@ -131,7 +133,7 @@ package final class TCPSocket: Connection, CustomStringConvertible {
         guard !bytes.isEmpty else { return }
         let descriptor = self.descriptor
         var offset = bytes.startIndex
-        let _: Void = try await Reactor.shared.perform(on: descriptor, deadline: deadline) {
+        let _: Void = try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
             do {
                 while offset < bytes.endIndex {
                     let result = try bytes[offset...].withUnsafeBytes { unsent in
