@@ -6,7 +6,6 @@
 // connection to the pool exactly once. The 100-continue gate also lives here. No bytes pass through it.
 
 import HTTPWireCodec
-import Synchronization
 
 /// Shared state of one request/response exchange.
 final class ExchangeControl: Sendable {
@@ -28,13 +27,14 @@ final class ExchangeControl: Sendable {
         var isHeadReceived = false
     }
 
-    private let state: Mutex<State>
+    /// A pthread lock rather than `Mutex`, so ThreadSanitizer sees the ordering it creates (see LockedState).
+    private let state: LockedState<State>
     /// The connection the exchange runs on.
     let lease: ConnectionPool.Lease
     private let pool: ConnectionPool
 
     init(machine: ExchangeStateMachine, lease: ConnectionPool.Lease, pool: ConnectionPool) {
-        self.state = Mutex(State(machine: machine))
+        self.state = LockedState(State(machine: machine))
         self.lease = lease
         self.pool = pool
     }
@@ -59,8 +59,11 @@ final class ExchangeControl: Sendable {
         if let release {
             if !release { lease.connection.stream.closeSoon() }
             pool.release(lease, isReusable: release)
+            // The exchange is over: a writer still waiting for 100-continue must not wait forever.
+            openGate(sendingBody: false)
+        } else if case .stopSendingBody = action {
+            openGate(sendingBody: false)
         }
-        if case .stopSendingBody = action { openGate(sendingBody: false) }
         return action
     }
 

@@ -108,7 +108,8 @@ public final class HTTPClient: Sendable {
             scheme: request.url.scheme == .https ? .https : .http, host: request.url.host, port: request.url.port)
         let connectDeadline = Swift.min(
             Deadline.after(configuration.timeouts.connect, phase: .connect), deadlines.total)
-        let lease = try await pool.lease(for: origin, deadline: connectDeadline)
+        // The one retry goes to a new connection: an idle one is as old as the one the server just closed.
+        let lease = try await pool.lease(for: origin, deadline: connectDeadline, requiringNewConnection: isRetry)
         if lease.isReused {
             configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))
         }

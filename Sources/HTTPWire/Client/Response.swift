@@ -94,7 +94,11 @@ public struct HTTPStreamingResponse {
     /// body must not exhaust memory): past it, the connection is closed and an error thrown.
     public func collect(upTo limit: Int) async throws -> [UInt8] {
         var bytes: [UInt8] = []
-        if let expected = expectedContentLength, expected <= limit { bytes.reserveCapacity(Int(expected)) }
+        if let expected = expectedContentLength {
+            // Refused before a byte is read when the announced length is already past the limit.
+            guard expected <= limit else { throw HTTPWireError.bodyTooLarge(limit: limit) }
+            bytes.reserveCapacity(Int(expected))
+        }
         for try await piece in body {
             guard bytes.count + piece.count <= limit else {
                 throw HTTPWireError.bodyTooLarge(limit: limit)

@@ -18,11 +18,20 @@ final class ResponseBodyReader {
     private(set) var receivedBytes: Int64 = 0
     /// The trailer fields, once the body has ended.
     private(set) var trailers = HTTPFields()
+    /// The announced length of the body: its Content-Length, 0 when the response has no body (HEAD, 204,
+    /// 304), nil when it is chunked or delimited by the close. Read from the decoder when the head arrived,
+    /// because once the body ends the connection (and its decoder) may already serve another request.
+    let expectedBytes: Int64?
 
     init(control: ExchangeControl, deadlines: RequestDeadlines, writer: Task<Void, Never>?) {
         self.control = control
         self.deadlines = deadlines
         self.writer = writer
+        switch control.lease.connection.decoder.framing {
+        case .contentLength(let length)?: expectedBytes = length
+        case BodyFraming.none?: expectedBytes = 0
+        case .chunked?, .untilClose?, nil: expectedBytes = nil
+        }
     }
 
     deinit {
@@ -33,13 +42,6 @@ final class ResponseBodyReader {
     }
 
     private var connection: PooledConnection { control.lease.connection }
-
-    /// The announced length of the body, when it has a Content-Length.
-    var expectedBytes: Int64? {
-        if case .contentLength(let length) = connection.decoder.framing { return length }
-        if case BodyFraming.none = connection.decoder.framing ?? .untilClose { return 0 }
-        return nil
-    }
 
     /// The next piece of the body (a slice of the receive buffer), or nil at its end.
     func next() async throws -> ArraySlice<UInt8>? {

@@ -4,9 +4,12 @@
 // close that one); this file does it: opens connections, resumes waiting tasks, runs idle timers. Every
 // decision goes through the machine under one lock; every effect (connecting, closing, resuming) happens
 // after the lock is released. It knows origins and connections, never HTTP messages.
-
+//
+// The common case is cheap on purpose: a request that finds an idle connection takes it in one lock round
+// trip, with no continuation, no timer task and no hop to another thread; a connection parked idle costs a
+// dictionary entry, not a task. One reaper task per pool sleeps until the earliest idle deadline (all idle
+// periods have the same length, so a new one never comes due before those already waiting).
 import HTTPWireCodec
-import Synchronization
 
 /// Connections keyed by origin, with a per-origin limit, a FIFO wait queue and idle timeouts.
 ///
@@ -25,7 +28,7 @@ package final class ConnectionPool: Sendable {
     }
 
     /// Everything the pool mutates, under one lock.
-    private struct State: ~Copyable {
+    private struct State {
         var machine: PoolStateMachine
         var nextRequestNumber = 0
         /// Tasks waiting for a lease, by request.
@@ -34,19 +37,23 @@ package final class ConnectionPool: Sendable {
         var failureOverrides: [PoolStateMachine.RequestID: any Error] = [:]
         /// Established connections, by id.
         var connections: [PoolStateMachine.ConnectionID: PooledConnection] = [:]
-        /// Running idle timers.
-        var idleTimers: [PoolStateMachine.IdleTimer: Task<Void, Never>] = [:]
-        /// Task waiting for shutdown to complete.
-        var shutdownWaiter: CheckedContinuation<Void, Never>?
+        /// When each running idle timer comes due, in monotonic nanoseconds.
+        var idleDeadlines: [PoolStateMachine.IdleTimer: UInt64] = [:]
+        /// The task that fires idle timers; nil while no timer runs.
+        var reaper: Task<Void, Never>?
+        /// Tasks waiting for shutdown to complete.
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         /// Connections opened since the pool started (for tests and logs).
         var connectionsOpened = 0
     }
 
-    private let state: Mutex<State>
+    /// A pthread lock rather than `Mutex`: the lease hands a connection's buffer and decoder from one task to
+    /// another, and ThreadSanitizer sees that ordering only through locks it intercepts (see LockedState).
+    private let state: LockedState<State>
     private let tlsConfiguration: TLSConfiguration
     /// The OpenSSL context, built on the first https connection (building it reads CA files, which can fail:
     /// that failure belongs to the request that needed TLS, not to creating a client).
-    private let tlsContext = Mutex<TLSContext?>(nil)
+    private let tlsContext = LockedState<TLSContext?>(nil)
     private let connectTimeout: Duration
     private let idleTimeout: Duration
     private let onConnect: (@Sendable (PooledConnection) -> Void)?
@@ -59,7 +66,7 @@ package final class ConnectionPool: Sendable {
         let configuration = PoolStateMachine.Configuration(
             maxConnectionsPerOrigin: limits.maxConnectionsPerOrigin,
             maxIdleConnectionsPerOrigin: limits.maxIdleConnectionsPerOrigin)
-        self.state = Mutex(State(machine: PoolStateMachine(configuration: configuration)))
+        self.state = LockedState(State(machine: PoolStateMachine(configuration: configuration)))
         self.tlsConfiguration = tls
         self.connectTimeout = connectTimeout
         self.idleTimeout = limits.idleTimeout
@@ -69,18 +76,40 @@ package final class ConnectionPool: Sendable {
     /// How many connections this pool has opened so far.
     package var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
 
+    /// The counts of one origin: connecting, idle, leased, waiting (for tests and metrics).
+    package func snapshot(of origin: OriginKey) -> PoolStateMachine.OriginSnapshot {
+        state.withLock { $0.machine.snapshot(of: origin) }
+    }
+
+    /// The established connections, idle or leased (for tests that check a connection's descriptor).
+    package var establishedConnections: [PooledConnection] {
+        state.withLock { Array($0.connections.values) }
+    }
+
     /// A connection to `origin`: an idle one checked for liveness, a new one, or the next one released
     /// (FIFO). `deadline` bounds the wait in the queue and the connect; cancellation removes the request
-    /// from the queue. Throws connect errors (exit 6, 7, 35, 60), `timedOut`, `CancellationError`.
-    package func lease(for origin: OriginKey, deadline: Deadline) async throws -> Lease {
+    /// from the queue. With `requiringNewConnection` (the one retry after a reused connection failed), idle
+    /// connections of the origin are closed rather than used: they are as old as the one that failed.
+    /// Throws connect errors (exit 6, 7, 35, 60), `timedOut`, `CancellationError`.
+    package func lease(
+        for origin: OriginKey, deadline: Deadline, requiringNewConnection: Bool = false
+    ) async throws -> Lease {
+        try Task.checkCancellation()
         while true {
-            let lease = try await waitForLease(origin: origin, deadline: deadline)
+            let lease: PoolStateMachine.Lease
+            if let idle = try leaseIdleConnection(origin: origin) {
+                lease = idle
+            } else {
+                lease = try await waitForLease(origin: origin, deadline: deadline)
+            }
             guard let connection = state.withLock({ $0.connections[lease.connection] }) else {
                 preconditionFailure("lease of an unknown connection \(lease.connection)")
             }
             if !lease.isReused { return Lease(connection: connection, isReused: false) }
             // RFC 9112 §9.3: a server may close an idle connection at any time; check before reuse.
-            if await connection.isIdleAndOpen() { return Lease(connection: connection, isReused: true) }
+            if !requiringNewConnection && connection.isIdleAndOpen() {
+                return Lease(connection: connection, isReused: true)
+            }
             release(Lease(connection: connection, isReused: true), isReusable: false)
         }
     }
@@ -95,25 +124,48 @@ package final class ConnectionPool: Sendable {
     }
 
     /// Closes every idle connection, fails every waiter, and returns when the busy ones have been released.
+    /// Several callers may wait; each returns once shutdown is complete.
     package func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let actions = state.withLock { state in
-                state.shutdownWaiter = continuation
-                return state.machine.shutdownRequested()
-            }
-            if actions.isEmpty {
-                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    defer { state.shutdownWaiter = nil }
-                    return state.machine.isShutDown ? state.shutdownWaiter : nil
+            let (actions, isDone) = state.withLock { state in
+                let actions = state.machine.shutdownRequested()
+                if state.machine.isShutDown && !actions.contains(.shutdownComplete) {
+                    return (actions, true)  // an earlier call already finished it
                 }
-                waiter?.resume()
+                state.shutdownWaiters.append(continuation)
+                return (actions, false)
             }
             perform(actions, connectError: nil)
+            if isDone { continuation.resume() }
         }
     }
 
     // MARK: Waiting
 
+    /// The fast path: when the origin has an idle connection, take it at once, in one lock round trip and
+    /// without suspending. Nil when a request would have to wait (or a connection be opened).
+    private func leaseIdleConnection(origin: OriginKey) throws -> PoolStateMachine.Lease? {
+        let (lease, actions) = state.withLock { state -> (PoolStateMachine.Lease?, [PoolStateMachine.Action]) in
+            guard state.machine.snapshot(of: origin).idle > 0 else { return (nil, []) }
+            state.nextRequestNumber += 1
+            let request = PoolStateMachine.RequestID(state.nextRequestNumber)
+            var actions = state.machine.leaseRequested(request: request, origin: origin)
+            var lease: PoolStateMachine.Lease?
+            actions.removeAll { action in
+                guard case .lease(let granted) = action, granted.request == request else { return false }
+                lease = granted
+                return true
+            }
+            // The machine leases an idle connection whenever one exists; the request has no continuation, so
+            // it must not have been queued.
+            precondition(lease != nil, "idle connection of \(origin) not leased: \(actions)")
+            return (lease, actions)
+        }
+        perform(actions, connectError: nil)
+        return lease
+    }
+
+    /// The slow path: queue for a connection (opening one if the origin is under its limit) and wait.
     private func waitForLease(origin: OriginKey, deadline: Deadline) async throws -> PoolStateMachine.Lease {
         let request = state.withLock { state -> PoolStateMachine.RequestID in
             state.nextRequestNumber += 1
@@ -161,22 +213,21 @@ package final class ConnectionPool: Sendable {
                 break
             case .lease(let lease):
                 let waiter = state.withLock { $0.waiters.removeValue(forKey: lease.request) }
-                waiter?.resume(returning: lease)
+                guard let waiter else {
+                    preconditionFailure("\(lease.connection) leased to \(lease.request), which is not waiting")
+                }
+                waiter.resume(returning: lease)
             case .createConnection(let id, let origin):
                 Task { await self.open(id, origin: origin) }
             case .scheduleIdleTimeout(let timer):
-                let task = Task { [weak self, idleTimeout] in
-                    try? await Task.sleep(for: idleTimeout)
-                    guard !Task.isCancelled, let self else { return }
-                    let actions = self.state.withLock { state in
-                        state.idleTimers[timer] = nil
-                        return state.machine.idleTimeoutFired(timer)
-                    }
-                    self.perform(actions, connectError: nil)
+                let due = Deadline.after(idleTimeout, phase: .total).uptimeNanoseconds
+                let mustStartReaper = state.withLock { state in
+                    state.idleDeadlines[timer] = due
+                    return state.reaper == nil
                 }
-                state.withLock { $0.idleTimers[timer] = task }
+                if mustStartReaper { startReaper() }
             case .cancelIdleTimeout(let timer):
-                state.withLock { $0.idleTimers.removeValue(forKey: timer) }?.cancel()
+                state.withLock { _ = $0.idleDeadlines.removeValue(forKey: timer) }
             case .closeConnection(let id):
                 if let connection = state.withLock({ $0.connections.removeValue(forKey: id) }) {
                     Task { await connection.close() }
@@ -193,13 +244,66 @@ package final class ConnectionPool: Sendable {
                 }
                 waiter?.resume(throwing: error)
             case .shutdownComplete:
-                state.withLock { state in
-                    defer { state.shutdownWaiter = nil }
-                    return state.shutdownWaiter
-                }?.resume()
+                let (waiters, reaper) = state.withLock { state in
+                    defer {
+                        state.shutdownWaiters = []
+                        state.reaper = nil
+                    }
+                    return (state.shutdownWaiters, state.reaper)
+                }
+                reaper?.cancel()
+                for waiter in waiters { waiter.resume() }
             }
         }
     }
+
+    // MARK: Idle timers
+
+    /// Starts the task that fires idle timers as they come due. It holds the pool weakly and ends when no
+    /// timer is left (or the pool is gone).
+    private func startReaper() {
+        let task = Task { [weak self] in
+            while let delay = self?.nextIdleDeadlineDelay() {
+                try? await Task.sleep(for: delay)
+                if Task.isCancelled { return }
+                self?.fireExpiredIdleTimers()
+            }
+        }
+        let spare = state.withLock { state -> Task<Void, Never>? in
+            if state.reaper != nil || state.idleDeadlines.isEmpty { return task }
+            state.reaper = task
+            return nil
+        }
+        spare?.cancel()
+    }
+
+    /// How long until the earliest idle timer comes due; nil (and the reaper forgotten) when none runs.
+    private func nextIdleDeadlineDelay() -> Duration? {
+        state.withLock { state -> Duration? in
+            guard let earliest = state.idleDeadlines.values.min() else {
+                state.reaper = nil
+                return nil
+            }
+            let now = Deadline.nowNanoseconds()
+            return .nanoseconds(Int64(clamping: earliest > now ? earliest - now : 0))
+        }
+    }
+
+    /// Reports every idle timer that has come due to the machine.
+    private func fireExpiredIdleTimers() {
+        let actions = state.withLock { state -> [PoolStateMachine.Action] in
+            let now = Deadline.nowNanoseconds()
+            var actions: [PoolStateMachine.Action] = []
+            for (timer, due) in state.idleDeadlines where due <= now {
+                state.idleDeadlines[timer] = nil
+                actions += state.machine.idleTimeoutFired(timer)
+            }
+            return actions
+        }
+        perform(actions, connectError: nil)
+    }
+
+    // MARK: Opening
 
     /// Opens connection `id` and reports the outcome to the machine.
     private func open(_ id: PoolStateMachine.ConnectionID, origin: OriginKey) async {
@@ -224,12 +328,17 @@ package final class ConnectionPool: Sendable {
 extension ConnectionPool {
     /// The shared client TLS context, built once.
     private func makeTLSContext() throws(HTTPWireError) -> TLSContext {
-        try tlsContext.withLock { (cached: inout TLSContext?) throws(HTTPWireError) -> TLSContext in
-            if let cached { return cached }
-            let context = try TLSContext(client: tlsConfiguration)
-            cached = context
-            return context
+        let made = tlsContext.withLock { (cached: inout TLSContext?) -> Result<TLSContext, HTTPWireError> in
+            if let cached { return .success(cached) }
+            do throws(HTTPWireError) {
+                let context = try TLSContext(client: tlsConfiguration)
+                cached = context
+                return .success(context)
+            } catch {
+                return .failure(error)
+            }
         }
+        return try made.get()
     }
 }
 

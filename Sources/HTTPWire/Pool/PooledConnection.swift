@@ -60,10 +60,11 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// Checks an idle connection before reuse: it must be open, with nothing received since the last
     /// response. A byte or an end of stream on an idle connection means the server closed it (or sent
     /// something that must never be read as the answer to the next request: response splitting), so it is
-    /// not reused. The check is a non-blocking `recv(MSG_PEEK)` made on the reactor thread.
-    package func isIdleAndOpen() async -> Bool {
+    /// not reused. The check is a non-blocking `recv(MSG_PEEK)` made by the caller, which holds the lease and
+    /// so owns the socket exclusively (see `TCPSocket.hasNothingToReadNow`).
+    package func isIdleAndOpen() -> Bool {
         guard stream.isOpen, decoder.unconsumedBytes.isEmpty else { return false }
-        return (try? await socket.hasNothingToRead()) ?? false
+        return socket.hasNothingToReadNow()
     }
 
     /// Closes the stream (TLS close_notify first); pending operations fail.

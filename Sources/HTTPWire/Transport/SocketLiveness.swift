@@ -1,6 +1,7 @@
 // SocketLiveness: "has the peer said anything?" for an idle socket (transport layer).
-// One non-blocking peek, made by the calling task itself (`Reactor.performAttemptingHere`: it never waits,
-// so it never reaches the reactor thread). It knows
+// One non-blocking peek. `hasNothingToRead()` makes it through `Reactor.performAttemptingHere` (on the
+// calling thread, since it never waits); `hasNothingToReadNow()` is the synchronous form for the pool's lease
+// path. Both hold off a concurrent close while the call runs (`FileDescriptor.withNumberHeldOpen`). It knows
 // nothing of HTTP: the pool uses it to avoid reusing a connection the server has closed.
 
 #if canImport(Glibc)
@@ -23,5 +24,28 @@ extension TCPSocket {
             }
             return .finished(false)
         }
+    }
+}
+
+extension TCPSocket {
+    /// `hasNothingToRead()` made on the calling thread, without the hop to the reactor and back.
+    ///
+    /// Only for a caller that owns the socket exclusively: no operation of it is pending in the reactor and
+    /// nobody else may close it meanwhile (a connection just leased from the pool, before its request is
+    /// written). Then no other thread can be inside a call on this descriptor, which is what routing calls
+    /// through the reactor otherwise guarantees. `MSG_DONTWAIT` makes it non-blocking whatever the socket's
+    /// flags. Measured on loopback (release build, 5000 sequential GETs to nginx): the reactor hop cost about
+    /// a quarter of a small request's time; this costs one system call.
+    package func hasNothingToReadNow() -> Bool {
+        let answer = descriptor.withNumberHeldOpen { number in
+            var byte: UInt8 = 0
+            let result = recv(number, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if result < 0 {
+                let code = errno
+                return code == EAGAIN || code == EWOULDBLOCK
+            }
+            return false
+        }
+        return answer ?? false
     }
 }

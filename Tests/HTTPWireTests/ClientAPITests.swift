@@ -1,0 +1,195 @@
+// HTTPClient's public calls end to end against the fixture server: the shortcuts, JSON in and out, query
+// items, send, streaming with backpressure, the collect limit, and the logging hook with redaction.
+
+import FixtureServer
+import HTTPWire
+import HTTPWireCodec
+import Testing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+@Suite struct ClientAPITests {
+    struct Greeting: Codable, Equatable {
+        var message: String
+        var numbers: [Int]
+    }
+
+    struct User: Codable, Equatable, Sendable {
+        var name: String
+        var id: Int
+    }
+
+    @Test("get decodes JSON, post(json:) sends it, send takes a full request", .timeLimit(.minutes(1)))
+    func shortcuts() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let greeting = try await client.get("json").decode(Greeting.self)
+            #expect(greeting.numbers == [1, 2, 3])
+
+            let ada = User(name: "Ada", id: 42)
+            let echoed = try await client.post("json", json: ada)
+            #expect(echoed.status == .ok)
+            #expect(try echoed.decode(User.self) == ada)
+
+            let put = try await client.put("echo", json: ada)
+            let echo = try ClientFixture.decode(ClientFixture.Echo.self, put)
+            #expect(echo.method == "PUT")
+            #expect(echo.values("Content-Type") == ["application/json"])
+            #expect(try JSONDecoder().decode(User.self, from: Data(echo.body.utf8)) == ada)
+
+            var request = HTTPRequest(method: .patch, url: "echo", fields: ["X-Trace": "abc"])
+            request.body = .bytes(Array("raw body".utf8))
+            let sent = try ClientFixture.decode(ClientFixture.Echo.self, try await client.send(request))
+            #expect(sent.method == "PATCH" && sent.body == "raw body")
+            #expect(sent.values("X-Trace") == ["abc"])
+            #expect(sent.values("Host") == ["127.0.0.1:\(server.port)"])
+            #expect(sent.values("User-Agent") == ["HTTPWire/0.1"])
+
+            let deleted = try await client.delete("status/204")
+            #expect(deleted.status == .noContent && deleted.body.isEmpty)
+            let head = try await client.head("bytes/1000")
+            #expect(head.fields["Content-Length"] == "1000" && head.body.isEmpty)
+            // Every call above went over one kept-alive connection.
+            #expect(client.connectionsOpened == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test("query items reach the server exactly as given", .timeLimit(.minutes(1)))
+    func queryItems() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let response = try await client.get(
+                "headers", query: [QueryItem(name: "X-Q", value: "café & crème+1=2%"), "X-Plain=yes"])
+            #expect(response.fields["X-Q"] == "café & crème+1=2%")
+            #expect(response.fields["X-Plain"] == "yes")
+            await client.shutdown()
+        }
+    }
+
+    @Test("default fields are sent unless the request sets the same name", .timeLimit(.minutes(1)))
+    func defaultFields() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) {
+                $0.defaultFields = ["Accept": "text/plain", "X-Team": "wire"]
+            }
+            let echo = try ClientFixture.decode(
+                ClientFixture.Echo.self, try await client.get("echo", fields: ["Accept": "application/json"]))
+            #expect(echo.values("Accept") == ["application/json"])
+            #expect(echo.values("X-Team") == ["wire"])
+            await client.shutdown()
+        }
+    }
+
+    @Test("stream returns the head first; the body follows as it is read", .timeLimit(.minutes(1)))
+    func streamHeadFirst() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let clock = ContinuousClock()
+            let start = clock.now
+            // Ten chunks 100 ms apart: the head comes at once, the body takes about a second.
+            let response = try await client.stream(
+                HTTPRequest(url: "chunked?chunks=10&size=100&interval_ms=100&trailers=1"))
+            let headTime = clock.now - start
+            #expect(response.status == .ok)
+            #expect(response.expectedContentLength == nil)
+            #expect(headTime < .milliseconds(600))
+            var received: [UInt8] = []
+            for try await piece in response.body { received += piece }
+            #expect(clock.now - start >= .milliseconds(850))
+            #expect(received == GeneratedBytes.bytes(0..<1000, seed: 0))
+            #expect(response.trailers["X-Chunks"] == "10")
+            #expect(response.body.receivedBytes == 1000)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a slow consumer stops the socket reads: the server blocks in write", .timeLimit(.minutes(1)))
+    func backpressure() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let total = 512 * 1024 * 1024
+            let response = try await client.stream(HTTPRequest(url: "bytes/\(total)"))
+            #expect(response.expectedContentLength == Int64(total))
+            var iterator = response.body.makeAsyncIterator()
+            var received = 0
+            while received < 1024 * 1024, let piece = try await iterator.next() { received += piece.count }
+            // The consumer pauses. With nothing reading, only the kernel's socket buffers (a few MiB on
+            // loopback) can hold what the server sends; an eager reader would have pulled far more.
+            try await Task.sleep(for: .milliseconds(300))
+            let afterPause = response.body.receivedBytes
+            #expect(afterPause == Int64(received))
+            #expect(afterPause < 32 * 1024 * 1024)
+            // Reading resumes and gets everything, in order.
+            var checked = received
+            var matches = true
+            while let piece = try await iterator.next() {
+                if checked < 4 * 1024 * 1024 {
+                    matches =
+                        matches
+                        && Array(piece) == GeneratedBytes.bytes(Int64(checked)..<Int64(checked + piece.count), seed: 0)
+                }
+                checked += piece.count
+            }
+            #expect(matches)
+            #expect(checked == total)
+            await client.shutdown()
+        }
+    }
+
+    @Test("send refuses a body larger than maxCollectedBodyBytes, announced or not", .timeLimit(.minutes(1)))
+    func collectLimit() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.maxCollectedBodyBytes = 10_000 }
+            await #expect(throws: HTTPWireError.bodyTooLarge(limit: 10_000)) {
+                _ = try await client.get("bytes/10001")
+            }
+            await #expect(throws: HTTPWireError.bodyTooLarge(limit: 10_000)) {
+                _ = try await client.get("chunked?chunks=11&size=1000")
+            }
+            let withinLimit = try await client.get("bytes/10000")
+            #expect(withinLimit.body.count == 10_000)
+            #expect(HTTPWireError.bodyTooLarge(limit: 10_000).exitCode == 63)
+            await client.shutdown()
+        }
+    }
+
+    @Test("the logger sees heads as sent and received, credentials redacted", .timeLimit(.minutes(1)))
+    func logging() async throws {
+        try await withFixtureServer { server in
+            let log = LogCollector()
+            let client = ClientFixture.client(for: server) { $0.logger = log.logger }
+            let fields: HTTPFields = [
+                "Authorization": "Bearer secret-token", "Cookie": "session=secret-cookie",
+                "Proxy-Authorization": "Basic secret-proxy", "X-Visible": "shown",
+            ]
+            _ = try await client.send(
+                HTTPRequest(
+                    method: .post, url: "headers?Set-Cookie=secret-set", fields: fields, body: .bytes([1, 2, 3])))
+            _ = try await client.get("json")
+            let text = log.all.map(\.text).joined(separator: "\n")
+            for secret in ["secret-token", "secret-cookie", "secret-proxy"] {
+                #expect(!text.contains(secret), "\(secret) leaked into the log")
+            }
+            let request = try #require(log.events(.requestHead).first)
+            #expect(request.text.hasPrefix("POST /headers?Set-Cookie=secret-set HTTP/1.1\n"))
+            #expect(request.text.contains("\nAuthorization: [redacted]"))
+            #expect(request.text.contains("\nCookie: [redacted]"))
+            #expect(request.text.contains("\nX-Visible: shown"))
+            #expect(request.text.contains("\nContent-Length: 3"))
+            #expect(request.text.contains("\nHost: 127.0.0.1:\(server.port)"))
+            let response = try #require(log.events(.responseHead).first)
+            #expect(response.text.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(response.text.contains("\nSet-Cookie: [redacted]"))
+            #expect(!response.text.contains("secret-set"))
+            #expect(log.events(.connected).count == 1)
+            #expect(log.events(.reused).count == 1)
+            #expect(log.events(.requestHead).count == 2 && log.events(.responseHead).count == 2)
+            await client.shutdown()
+        }
+    }
+}

@@ -1,0 +1,256 @@
+// The client's connection pool end to end: the per-origin limit under 200 concurrent requests, reuse only
+// of clean connections (unsolicited bytes and stale connections are never reused), the one retry for
+// idempotent requests, idle timeouts, cancellation and dropped responses releasing their connection, and
+// shutdown.
+
+import FixtureServer
+import HTTPWireCodec
+import Testing
+
+@testable import HTTPWire
+
+@Suite struct ClientPoolTests {
+    @Test("200 concurrent requests share at most 8 connections and all succeed", .timeLimit(.minutes(1)))
+    func perOriginLimit() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let response = try await client.get("delay?ms=\(index % 3 == 0 ? 20 : 5)")
+                        return response.status.rawValue
+                    }
+                }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
+            }
+            #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 })
+            #expect(server.acceptedConnections <= 8)
+            #expect(client.connectionsOpened == server.acceptedConnections)
+            #expect(server.requestsServed == 200)
+            await client.shutdown()
+        }
+    }
+
+    @Test("bytes after a response make the connection unusable, never the next response", .timeLimit(.minutes(1)))
+    func extraBytes() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            #expect(try await client.get("extra-bytes").text == "ok")
+            let next = try await client.get("json")
+            #expect(next.status == .ok)
+            #expect(client.connectionsOpened == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test(
+        "a kept-alive connection the server closed is not reused, for GET and POST alike",
+        .timeLimit(.minutes(1)), arguments: [Method.get, .post])
+    func staleAfterRestart(method: Method) async throws {
+        let first = try await FixtureServer.start()
+        let port = first.port
+        let log = LogCollector()
+        let client = ClientFixture.client(for: first) { $0.logger = log.logger }
+        #expect(
+            try await client.send(HTTPRequest(method: method, url: "json", body: .bytes(Array("{}".utf8)))).status
+                == .ok)
+        await first.stop()  // closes the idle connection from the server's side
+        let second = try await FixtureServer.start(port: port)
+        let response = try await client.send(HTTPRequest(method: method, url: "json", body: .bytes(Array("{}".utf8))))
+        #expect(response.status == .ok)
+        #expect(client.connectionsOpened == 2)
+        #expect(second.acceptedConnections == 1)
+        #expect(log.events(.reused).isEmpty && log.events(.retry).isEmpty)
+        await client.shutdown()
+        await second.stop()
+    }
+
+    /// One answer for a request method on a connection the server drops after reading the request.
+    struct RetryCase: Sendable, CustomStringConvertible {
+        var method: Method
+        var body: RequestBody
+        var isRetried: Bool
+        var description: String { "\(method) \(body.isReplayable ? "replayable" : "stream") body" }
+    }
+
+    @Test(
+        "a reused connection dropped before any response byte is retried once, only when safe",
+        .timeLimit(.minutes(1)),
+        arguments: [
+            RetryCase(method: .get, body: .empty, isRetried: true),
+            RetryCase(method: .put, body: .bytes(Array("data".utf8)), isRetried: true),
+            RetryCase(method: .delete, body: .empty, isRetried: true),
+            RetryCase(method: .post, body: .bytes(Array("data".utf8)), isRetried: false),
+            RetryCase(
+                method: .put,
+                body: .stream(
+                    AsyncThrowingStream {
+                        $0.yield(Array("data".utf8)); $0.finish()
+                    }),
+                isRetried: false),
+        ])
+    func retryOnlyWhenSafe(_ retryCase: RetryCase) async throws {
+        let server = try DroppingServer.start()
+        let log = LogCollector()
+        var configuration = ClientConfiguration()
+        configuration.logger = log.logger
+        let client = HTTPClient(configuration: configuration)
+        let url = "http://127.0.0.1:\(server.port)/"
+        #expect(try await client.get(url).text == "first")
+        let request = HTTPRequest(method: retryCase.method, url: url, body: retryCase.body)
+        if retryCase.isRetried {
+            let response = try await client.send(request)
+            #expect(response.text == "retried")
+            #expect(log.events(.retry).count == 1)
+            #expect(client.connectionsOpened == 2)
+        } else {
+            await #expect(throws: HTTPWireError.emptyReply) { _ = try await client.send(request) }
+            #expect(log.events(.retry).isEmpty)
+            #expect(client.connectionsOpened == 1)
+        }
+        await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("cancelling a task mid-body closes its connection and the pool stays usable", .timeLimit(.minutes(1)))
+    func cancellationReleases() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            let started = AsyncStream<Void>.makeStream()
+            let reader = Task {
+                let response = try await client.stream(HTTPRequest(url: "drip?bytes=1000&interval_ms=20"))
+                var count = 0
+                for try await piece in response.body {
+                    count += piece.count
+                    if count == 1 { started.continuation.yield() }
+                }
+                return count
+            }
+            for await _ in started.stream { break }
+            let connections = client.pool.establishedConnections
+            #expect(connections.count == 1)
+            let connection = try #require(connections.first)
+            #expect(client.pool.snapshot(of: origin).leased == 1)
+            reader.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await reader.value }
+            #expect(await eventually { !connection.socket.descriptor.isOpen })
+            #expect(await eventually { client.pool.snapshot(of: origin).open == 0 })
+            #expect(try await client.get("json").status == .ok)
+            #expect(client.connectionsOpened == 2)
+            await client.shutdown()
+            #expect(client.pool.establishedConnections.isEmpty)
+        }
+    }
+
+    @Test(
+        "a streamed body read to its end returns the connection; one dropped early closes it", .timeLimit(.minutes(1)))
+    func droppedResponse() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            do {
+                let response = try await client.stream(HTTPRequest(url: "bytes/2000000"))
+                var iterator = response.body.makeAsyncIterator()
+                _ = try await iterator.next()
+            }
+            #expect(await eventually { client.pool.snapshot(of: origin).open == 0 })
+            let complete = try await client.stream(HTTPRequest(url: "bytes/2000000"))
+            var total = 0
+            for try await piece in complete.body { total += piece.count }
+            #expect(total == 2_000_000)
+            #expect(client.pool.snapshot(of: origin).idle == 1)
+            _ = try await client.get("json")
+            #expect(client.connectionsOpened == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test("an idle connection is closed after the idle timeout", .timeLimit(.minutes(1)))
+    func idleTimeout() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.pool.idleTimeout = .milliseconds(150) }
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            _ = try await client.get("json")
+            let connection = try #require(client.pool.establishedConnections.first)
+            #expect(client.pool.snapshot(of: origin).idle == 1)
+            #expect(await eventually { client.pool.snapshot(of: origin).open == 0 })
+            #expect(await eventually { !connection.socket.descriptor.isOpen })
+            // Reuse within the timeout keeps the connection: the timer of the earlier idle period is stale.
+            _ = try await client.get("json")
+            _ = try await client.get("json")
+            #expect(client.connectionsOpened == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test("shutdown waits for a request in flight; concurrent calls all return", .timeLimit(.minutes(1)))
+    func shutdown() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let inFlight = Task { try await client.get("delay?ms=200") }
+            #expect(await eventually { server.requestsServed == 1 })
+            async let first: Void = client.shutdown()
+            async let second: Void = client.shutdown()
+            _ = await (first, second)
+            let finished = try await inFlight.value
+            #expect(finished.status == .ok)
+            await client.shutdown()
+            await #expect(throws: CancellationError.self) { _ = try await client.get("json") }
+        }
+    }
+}
+
+/// A one-route server that answers the first request of its first connection with "first", reads the
+/// second request and closes without a byte of answer (a server that timed the connection out as the
+/// request arrived), and answers "retried" on every later connection.
+struct DroppingServer: Sendable {
+    let listener: Listener
+    let task: Task<Void, Never>
+    var port: Int { listener.port }
+
+    static func start() throws -> DroppingServer {
+        let listener = try Listener.bind()
+        let task = Task {
+            guard let first = try? await listener.accept() else { return }
+            _ = try? await readRequest(first)
+            try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
+            _ = try? await readRequest(first)
+            await first.close()
+            while let next = try? await listener.accept() {
+                _ = try? await readRequest(next)
+                try? await next.write(
+                    Array("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nretried".utf8),
+                    deadline: .never)
+                await next.close()
+            }
+        }
+        return DroppingServer(listener: listener, task: task)
+    }
+
+    /// Reads one request: the head, and the body it announces (Content-Length or chunked up to "0\r\n\r\n").
+    private static func readRequest(_ socket: TCPSocket) async throws {
+        var decoder = RequestDecoder()
+        var buffer: [UInt8] = []
+        while true {
+            switch try decoder.nextEvent() {
+            case .end, .paused: return
+            case .head, .body: continue
+            case .needMoreData:
+                buffer.removeAll(keepingCapacity: true)
+                let count = try await socket.read(
+                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+                decoder.feed(count == 0 ? [] : buffer[...])
+                if count == 0 { return }
+            }
+        }
+    }
+
+    func stop() async {
+        await listener.close()
+        task.cancel()
+        await task.value
+    }
+}

@@ -1,0 +1,160 @@
+// Timeouts per phase (exit 28) and early answers: connect against a listener whose accept queue is full (a
+// black hole on loopback: the kernel drops the SYN), head and body idle timeouts against /delay and /drip,
+// the total deadline, and a server that answers before it has read the request body (RFC 9112 §9.5).
+
+import FixtureServer
+import HTTPWireCodec
+import Testing
+
+@testable import HTTPWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+@Suite struct ClientTimeoutTests {
+    /// A listener with a backlog of 0 whose accept queue is already full, so the kernel drops further SYNs
+    /// and a connect waits until its deadline — without a packet leaving the machine.
+    static func blackHole() async throws -> (listener: Listener, fillers: [TCPSocket]) {
+        let listener = try Listener.bind(host: "127.0.0.1", port: 0, backlog: 0)
+        var fillers: [TCPSocket] = []
+        for _ in 0..<3 {
+            if let socket = try? await TCPSocket.connect(
+                host: "127.0.0.1", port: listener.port, deadline: .after(.milliseconds(200), phase: .connect))
+            {
+                fillers.append(socket)
+            }
+        }
+        return (listener, fillers)
+    }
+
+    @Test("a connect that never completes is timedOut(.connect); a total deadline caps it", .timeLimit(.minutes(1)))
+    func connect() async throws {
+        let (listener, fillers) = try await Self.blackHole()
+        var configuration = ClientConfiguration()
+        configuration.timeouts.connect = .milliseconds(300)
+        let client = HTTPClient(configuration: configuration)
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: HTTPWireError.timedOut(.connect)) {
+            _ = try await client.get("http://127.0.0.1:\(listener.port)/")
+        }
+        #expect(clock.now - start >= .milliseconds(280))
+        #expect(clock.now - start < .seconds(5))
+        await client.shutdown()
+
+        configuration.timeouts.connect = .seconds(30)
+        configuration.timeouts.total = .milliseconds(300)
+        let capped = HTTPClient(configuration: configuration)
+        await #expect(throws: HTTPWireError.timedOut(.total)) {
+            _ = try await capped.get("http://127.0.0.1:\(listener.port)/")
+        }
+        #expect(HTTPWireError.timedOut(.connect).exitCode == 28)
+        await capped.shutdown()
+        for filler in fillers { await filler.close() }
+        await listener.close()
+    }
+
+    @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.minutes(1)))
+    func head() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(200) }
+            await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=3000") }
+            // Waits shorter than the idle timeout are fine.
+            let quick = try await client.get("delay?ms=50")
+            #expect(quick.status == .ok)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a body that stalls for the idle timeout is timedOut(.body), streamed or collected", .timeLimit(.minutes(1)))
+    func body() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
+            await #expect(throws: HTTPWireError.timedOut(.body)) {
+                _ = try await client.get("drip?bytes=5&interval_ms=1000")
+            }
+            let response = try await client.stream(HTTPRequest(url: "drip?bytes=5&interval_ms=1000"))
+            #expect(response.status == .ok)
+            await #expect(throws: HTTPWireError.timedOut(.body)) {
+                for try await _ in response.body {}
+            }
+            // A slow but steady body is not idle.
+            #expect(try await client.get("drip?bytes=5&interval_ms=100").text == "*****")
+            await client.shutdown()
+        }
+    }
+
+    @Test("the total deadline covers the whole request, body included", .timeLimit(.minutes(1)))
+    func total() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.timeouts.total = .milliseconds(500) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            await #expect(throws: HTTPWireError.timedOut(.total)) {
+                _ = try await client.get("drip?bytes=20&interval_ms=100")
+            }
+            #expect(clock.now - start >= .milliseconds(480))
+            #expect(clock.now - start < .seconds(3))
+            // Each request gets its own total deadline.
+            let next = try await client.get("json")
+            #expect(next.status == .ok)
+            await client.shutdown()
+        }
+    }
+
+    /// Request bodies that are still being sent when the server answers.
+    enum LargeBody: String, CaseIterable, Sendable {
+        case bytes, file, stream
+    }
+
+    @Test(
+        "an answer that comes while the body is still being sent is reported (RFC 9112 §9.5)",
+        .timeLimit(.minutes(1)), arguments: LargeBody.allCases)
+    func earlyResponse(kind: LargeBody) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("early-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let body: RequestBody
+        switch kind {
+        case .bytes:
+            body = .bytes([UInt8](repeating: 0x61, count: 16 * 1024 * 1024))
+        case .file:
+            _ = FileManager.default.createFile(atPath: path, contents: Data(count: 64 * 1024 * 1024))
+            body = .file(path: path)
+        case .stream:
+            // Endless: only the server's answer can stop it.
+            body = .stream(
+                AsyncThrowingStream<[UInt8], any Error>(unfolding: { [UInt8](repeating: 0x62, count: 64 * 1024) }))
+        }
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let response = try await client.send(
+                HTTPRequest(method: .post, url: "early-response?status=413", body: body))
+            #expect(response.status.rawValue == 413)
+            #expect(response.text == "answered before the body\n")
+            // The connection is not reused (the server's idea of where the request ends is unknowable).
+            #expect(try await client.get("json").status == .ok)
+            #expect(client.connectionsOpened == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test("Expect: 100-continue refused with a final status: the body is not sent", .timeLimit(.minutes(1)))
+    func expectRefused() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            var request = HTTPRequest(
+                method: .put, url: "expect?reject=417", body: .bytes([UInt8](repeating: 1, count: 1_000_000)))
+            request.expectContinue = true
+            let response = try await client.send(request)
+            #expect(response.status.rawValue == 417)
+            #expect(server.requestLog.last?.fields["Expect"] == "100-continue")
+            var accepted = HTTPRequest(method: .put, url: "expect", body: .bytes(Array("small".utf8)))
+            accepted.expectContinue = true
+            #expect(try await client.send(accepted).status == .ok)
+            await client.shutdown()
+        }
+    }
+}
