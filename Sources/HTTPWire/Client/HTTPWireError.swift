@@ -60,6 +60,10 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case httpStatus(Int)
     /// Writing a local file failed (exit 23).
     case localWriteFailed(path: String, errno: Int32)
+    /// A downloaded file's SHA-256 differs from the one the caller expected, so it was not put in place
+    /// (exit 32). curl has no checksum check and leaves 32 unused (its `CURLE_OBSOLETE32`); aria2 documents
+    /// exit status 32 as "checksum validation failed", so a script can recognise it. Both are 64 hex digits.
+    case checksumMismatch(expected: String, actual: String)
     /// Reading a local file failed (exit 26).
     case localReadFailed(path: String, errno: Int32)
     /// A local file being sent changed size after its length was announced, so the request could not be
@@ -94,6 +98,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .httpStatus: return 22
         case .bodyTooLarge: return 63
         case .localWriteFailed: return 23
+        case .checksumMismatch: return 32
         case .localReadFailed: return 26
         case .localFileChanged: return 26
         case .timedOut: return 28
@@ -123,6 +128,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .httpStatus(let status): return "server answered with status \(status)"
         case .bodyTooLarge(let limit): return "response body larger than the \(limit)-byte limit"
         case .localWriteFailed(let path, let errno): return "cannot write \(path): \(Self.errnoText(errno))"
+        case .checksumMismatch(let expected, let actual):
+            return "sha-256 mismatch: expected \(expected), got \(actual)"
         case .localReadFailed(let path, let errno): return "cannot read \(path): \(Self.errnoText(errno))"
         case .localFileChanged(let path, let expectedSize, let actualSize):
             return "\(path) changed size while being sent: expected \(expectedSize) bytes, found \(actualSize)"

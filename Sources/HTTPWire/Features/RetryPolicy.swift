@@ -114,7 +114,8 @@ public struct RetryPolicy: Sendable, Hashable {
         case .timedOut(let phase):
             return phase != .total
         case .invalidURL, .couldNotResolveHost, .malformedResponse, .httpStatus, .localWriteFailed,
-            .localReadFailed, .localFileChanged, .tlsHandshakeFailed, .tooManyRedirects, .peerCertificateRejected,
+            .localReadFailed, .localFileChanged, .checksumMismatch, .tlsHandshakeFailed, .tooManyRedirects,
+            .peerCertificateRejected,
             .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge:
             return false
         }

@@ -1,0 +1,202 @@
+// Download+Attempt: one attempt of a download — plan from disk, one GET, act on the plan's decision, move
+// the body, put the finished file in place.
+// Features layer: uses `HTTPClient.stream` like any caller; every file operation goes through
+// `DownloadPartialFile` on the blocking worker. It must not retry or wait: the run loop in Download.swift
+// decides what happens after an attempt.
+//
+// The safety rules live in `ResumePlan`: bytes are appended only to a 206 that continues exactly where the
+// part file ends, for the same representation; anything doubtful starts over. This file adds the order of
+// effects: nothing is written before the response is known to be usable (a 404 never touches the part
+// file), and the record with the validators is on disk before the first body byte.
+
+import HTTPWireCodec
+
+/// What an attempt achieved.
+enum AttemptOutcome: Sendable {
+    /// The file is complete and in place.
+    case finished(DownloadResult)
+    /// Another request is needed at once: the server asked for a restart, a 206 ended before the complete
+    /// length, or the name chosen from the response has resumable data on disk.
+    case again
+}
+
+extension Download {
+    /// Runs one attempt. Throws ``HTTPWireError``, `StatusFailure` for a status the retry policy may
+    /// retry, or `CancellationError`.
+    func attempt() async throws -> AttemptOutcome {
+        let key = try resolvedURL()
+        var destination = control.withLock { $0.destination }
+        var plan = ResumePlan(url: key, record: nil, partialFileSize: nil)
+        if let destination {
+            plan = try await planFromDisk(destination: destination, url: key)
+        }
+
+        var fields = options.fields
+        fields.remove(name: "Range")
+        fields.remove(name: "If-Range")
+        for field in plan.requestFields { fields.append(field) }
+        control.withLock { $0.requests += 1 }
+        let response = try await client.stream(HTTPRequest(url: url, fields: fields))
+        let status = response.status.rawValue
+
+        if destination == nil, let directory {
+            // The name is only known now. If this run has resumable data under it, ask again with a Range
+            // request instead of downloading from zero; this response is dropped (its connection closes).
+            let name = ContentDisposition.downloadFileName(
+                fieldValue: response.fields["Content-Disposition"], urlLastPathSegment: response.url.lastPathSegment)
+            let chosen = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            if (200..<300).contains(status) {
+                try Self.register(chosen, self)
+                control.withLock { $0.destination = chosen }
+                destination = chosen
+                let onDisk = try await planFromDisk(destination: chosen, url: key)
+                if case .resume = onDisk.start { return .again }
+            }
+        }
+
+        switch plan.decision(status: status, fields: response.fields) {
+        case .fail(.httpStatus(let status)) where options.retry.retryableStatuses.contains(status):
+            throw StatusFailure(status: status, fields: response.fields)
+        case .fail(let error):
+            throw error
+        case .restartWithoutRange(let reason):
+            if let destination {
+                try await DownloadPartialFile.runBlocking {
+                    try DownloadPartialFile(destination: destination).discard()
+                }
+            }
+            eventSink.yield(.restarted(.serverAnswer(reason)))
+            return .again
+        case .complete(let length):
+            guard let destination, let record = plan.record else { throw HTTPWireError.httpStatus(status) }
+            let file = DownloadPartialFile(destination: destination)
+            try await DownloadPartialFile.runBlocking {
+                try file.open(truncatingTo: length, record: record, hashing: self.options.expectedSHA256 != nil)
+            }
+            noteStart(offset: length)
+            eventSink.yield(.started(destination: destination, offset: length, expectedBytes: length))
+            return try await finish(file, expectedLength: length)
+        case .writeFromStart(let reason):
+            guard let destination else { throw HTTPWireError.httpStatus(status) }
+            if let reason { eventSink.yield(.restarted(.serverAnswer(reason))) }
+            let record = Self.freshRecord(url: key, response: response)
+            return try await transfer(
+                response, to: destination, offset: 0, record: record, expectedTotal: response.expectedContentLength)
+        case .append(let offset, _, let completeLength):
+            guard let destination, let planned = plan.record else { throw HTTPWireError.httpStatus(status) }
+            let record = ResumeRecord(
+                url: key, entityTag: planned.entityTag ?? response.fields["ETag"],
+                lastModified: planned.lastModified ?? response.fields["Last-Modified"],
+                expectedLength: completeLength ?? planned.expectedLength, committedBytes: offset)
+            return try await transfer(
+                response, to: destination, offset: offset, record: record, expectedTotal: record.expectedLength)
+        }
+    }
+
+    /// Moves the body of an accepted response into the part file, then finishes when it is all there.
+    private func transfer(
+        _ response: HTTPStreamingResponse, to destination: String, offset: Int64, record: ResumeRecord,
+        expectedTotal: Int64?
+    ) async throws -> AttemptOutcome {
+        let file = DownloadPartialFile(destination: destination)
+        let hashing = options.expectedSHA256 != nil
+        try await DownloadPartialFile.runBlocking {
+            try file.open(truncatingTo: offset, record: record, hashing: hashing)
+        }
+        noteStart(offset: offset)
+        eventSink.yield(.started(destination: destination, offset: offset, expectedBytes: expectedTotal))
+        let transfer = DownloadTransfer(
+            file: file, record: record, offset: offset, expectedTotal: expectedTotal, options: options,
+            report: { [weak self] progress in self?.reportProgress(progress) })
+        let canSplice = options.allowsZeroCopy && response.url.scheme == .http && response.expectedContentLength != nil
+        do {
+            try await transfer.run(body: response.body, canSplice: canSplice)
+        } catch {
+            file.closeDescriptor()
+            throw error
+        }
+        if let expectedTotal, file.writtenBytes < expectedTotal {
+            // A 206 for less than the rest (a server capping range sizes): ask for what is missing.
+            file.closeDescriptor()
+            return .again
+        }
+        return try await finish(file, expectedLength: expectedTotal)
+    }
+
+    /// Checks the length and checksum and renames the part file onto the destination.
+    private func finish(_ file: DownloadPartialFile, expectedLength: Int64?) async throws -> AttemptOutcome {
+        let expectedSHA256 = options.expectedSHA256
+        let digest: SHA256Digest?
+        do {
+            digest = try await DownloadPartialFile.runBlocking {
+                try file.finish(expectedLength: expectedLength, expectedSHA256: expectedSHA256)
+            }
+        } catch {
+            file.closeDescriptor()
+            throw error
+        }
+        let (requests, resumedFrom) = control.withLock { ($0.requests, $0.resumedFromBytes ?? 0) }
+        return .finished(
+            DownloadResult(
+                location: file.destination, bytes: file.writtenBytes, resumedFromBytes: resumedFrom, sha256: digest,
+                requests: requests))
+    }
+
+    /// Reads the record and part file of `destination` and plans the request; discards them first when a
+    /// restart was asked for, and reports a restart when data existed but cannot be resumed.
+    private func planFromDisk(destination: String, url: String) async throws -> ResumePlan {
+        let file = DownloadPartialFile(destination: destination)
+        let mustDiscard = control.withLock { state in
+            defer { state.mustDiscard = false }
+            return state.mustDiscard
+        }
+        if mustDiscard {
+            let existed = try await DownloadPartialFile.runBlocking { () throws -> Bool in
+                let existed = DownloadPartialFile.fileSize(atPath: file.partialPath) != nil
+                try file.discard()
+                return existed
+            }
+            if existed { eventSink.yield(.restarted(.requested)) }
+        }
+        let (record, size) = try await DownloadPartialFile.runBlocking { file.inspect() }
+        let plan = ResumePlan(
+            url: url, record: record, partialFileSize: size, requiresValidator: options.requiresValidator)
+        if case .fresh(let reason) = plan.start, reason != .noPartialFile {
+            eventSink.yield(.restarted(.notResumable(reason)))
+        }
+        return plan
+    }
+
+    /// The record for a download starting at byte zero: this response's validators and length. Values a
+    /// record cannot hold (control characters) are dropped, which only costs the ability to resume.
+    static func freshRecord(url: String, response: HTTPStreamingResponse) -> ResumeRecord {
+        let record = ResumeRecord(
+            url: url, entityTag: response.fields["ETag"], lastModified: response.fields["Last-Modified"],
+            expectedLength: response.expectedContentLength, committedBytes: 0)
+        if (try? record.encoded()) != nil { return record }
+        return ResumeRecord(url: url, entityTag: nil, lastModified: nil, expectedLength: nil, committedBytes: 0)
+    }
+
+    /// The absolute URL the record names: the URL as given, resolved against the client's base URL.
+    func resolvedURL() throws(HTTPWireError) -> String {
+        do {
+            if let base = client.configuration.baseURL {
+                return try TargetURL(base).resolving(url).description
+            }
+            return try TargetURL(url).description
+        } catch {
+            throw .invalidURL("\(error)")
+        }
+    }
+
+    private func noteStart(offset: Int64) {
+        control.withLock { state in
+            if state.resumedFromBytes == nil { state.resumedFromBytes = offset }
+        }
+    }
+
+    private func reportProgress(_ progress: TransferProgress) {
+        control.withLock { $0.progress = progress }
+        eventSink.yield(.progress(progress))
+    }
+}

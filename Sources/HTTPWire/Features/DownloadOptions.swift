@@ -1,0 +1,52 @@
+// DownloadOptions: what a caller can choose about one download — start over or resume, verify a checksum,
+// retry, and how often progress is reported and bytes are made durable.
+// Features layer: a plain value; the download reads it, nothing here does I/O.
+//
+// The defaults are what a person typing `wire download URL` wants: resume what is on disk when the server
+// can prove the file is unchanged, report progress ten times a second, and make received bytes durable four
+// times a second. This file must not decide anything; `Download` and `ResumePlan` do.
+
+import HTTPWireCodec
+
+/// Choices for one download made with ``HTTPClient/download(from:to:options:)``.
+///
+/// ```swift
+/// var options = DownloadOptions()
+/// options.expectedSHA256 = SHA256Digest(hex: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+/// options.retry = RetryPolicy(maxRetries: 5)
+/// let download = client.download(from: "https://example.test/big.iso", to: "big.iso", options: options)
+/// ```
+public struct DownloadOptions: Sendable {
+    /// Discard any partial data (`dest.part` and its record) and start from byte zero, like deleting them
+    /// by hand first. Default false: resume what is on disk.
+    public var restart: Bool = false
+    /// When set, the finished file's SHA-256 must equal it, or the download fails with
+    /// ``HTTPWireError/checksumMismatch(expected:actual:)`` and the part file is not put in place.
+    public var expectedSHA256: SHA256Digest?
+    /// How often a failed attempt is tried again. A connection dropped or stalled mid-body is retried from
+    /// the bytes already on disk, never from zero. Default: no retries.
+    public var retry: RetryPolicy = .none
+    /// Extra request fields (authorization, a user agent). `Range` and `If-Range` are the download's own
+    /// and are replaced.
+    public var fields: HTTPFields = [:]
+    /// Resume only when `If-Range` can be sent (a strong ETag or a Last-Modified date), so a server-side
+    /// change can never be spliced onto old bytes. False resumes like `curl -C -`, trusting only the 206's
+    /// `Content-Range` and validators. Default true.
+    public var requiresValidator: Bool = true
+    /// The least time between two `.progress` events. Default 100 ms: ten a second is smooth for a
+    /// progress bar and costs nothing on the data path.
+    public var progressInterval: Duration = .milliseconds(100)
+    /// The longest time received bytes go without being made durable and counted in the record. After a
+    /// crash or a `kill -9`, a resume keeps what the record counts, so this bounds what is lost.
+    /// Default 250 ms.
+    public var commitInterval: Duration = .milliseconds(250)
+    /// Also commit after this many bytes, whatever the time. Default 64 MiB: at disk speed a commit per
+    /// few hundred milliseconds, without flushing so often that `fdatasync` throttles the transfer.
+    public var commitBytes: Int64 = 64 << 20
+    /// Use splice(2) to move a plain-HTTP, Content-Length body from the socket into the file without
+    /// copying it through user space. Default true; false forces the copying path (for tests).
+    public var allowsZeroCopy: Bool = true
+
+    /// Options with the defaults described on each property.
+    public init() {}
+}

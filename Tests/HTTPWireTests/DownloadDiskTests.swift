@@ -1,0 +1,108 @@
+// Downloads meeting local disk trouble: a destination that cannot be written, and a disk that fills up
+// mid-body (a 1 MiB tmpfs, when this process may mount one), then resumes once there is room.
+
+import Foundation
+import HTTPWire
+import HTTPWireCodec
+import Testing
+
+@testable import FixtureServer
+
+@Suite(.serialized) struct DownloadDiskTests {
+    /// Mounting needs root (true in the project's sandbox); elsewhere the tmpfs tests are skipped.
+    static let canMount: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = NSTemporaryDirectory() + "httpwire-mount-probe-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]) else { return false }
+        return run("/bin/umount", [probe])
+    }()
+
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    @Test("an unwritable destination is localWriteFailed (exit 23) and nothing is written", .timeLimit(.minutes(1)))
+    func unwritableDirectory() async throws {
+        let scratch = try DownloadScratch()
+        defer {
+            if Self.canMount { Self.run("/bin/umount", [scratch.file("locked")]) }
+            scratch.remove()
+        }
+        let locked = scratch.file("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        if Self.canMount {
+            // root ignores permission bits: a read-only file system refuses everyone.
+            try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", locked]))
+        } else {
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
+        }
+        try await withFixtureServer { server in
+            server.setFile("w.bin", contents: DownloadScratch.pattern(10_000))
+            let client = HTTPClient()
+            let destination = locked + "/w.bin"
+            do {
+                _ = try await client.download(from: server.baseURL + "files/w.bin", to: destination).result()
+                Issue.record("the download succeeded into an unwritable directory")
+            } catch let error as HTTPWireError {
+                guard case .localWriteFailed(let path, let code) = error else {
+                    Issue.record("unexpected error \(error)")
+                    return
+                }
+                #expect(path == destination + ".part")
+                #expect(code == EROFS || code == EACCES)
+                #expect(error.exitCode == 23)
+            }
+            await client.shutdown()
+        }
+    }
+
+    @Test(
+        "a full disk is localWriteFailed(ENOSPC), keeps the partial data, and resumes once there is room",
+        .enabled(if: canMount), .timeLimit(.minutes(1)), arguments: [true, false])
+    func diskFull(zeroCopy: Bool) async throws {
+        let scratch = try DownloadScratch()
+        let disk = scratch.file("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]))
+        defer {
+            Self.run("/bin/umount", [disk])
+            scratch.remove()
+        }
+        let content = DownloadScratch.pattern(3_000_000)
+        try await withFixtureServer { server in
+            server.setFile("big.bin", contents: content, etag: "\"big\"")
+            let client = HTTPClient()
+            var options = DownloadOptions()
+            options.allowsZeroCopy = zeroCopy
+            let url = server.baseURL + "files/big.bin"
+            let destination = disk + "/big.bin"
+            await #expect(throws: HTTPWireError.localWriteFailed(path: destination + ".part", errno: ENOSPC)) {
+                try await client.download(from: url, to: destination, options: options).result()
+            }
+            let kept = try #require(DownloadScratch.contents(destination + ".part"))
+            #expect(kept.count > 0)
+            #expect(kept == Array(content[..<kept.count]))
+            let stored = await Download.storedProgress(forDestination: destination)
+            let committed = try #require(stored?.receivedBytes)
+            // The record was rewritten in place although the disk was full: what was written is counted.
+            #expect(committed > 0)
+            #expect(committed <= Int64(kept.count))
+
+            #expect(Self.run("/bin/mount", ["-o", "remount,size=8m", disk]))
+            let result = try await client.download(from: url, to: destination, options: options).result()
+            #expect(result.resumedFromBytes == committed)
+            #expect(DownloadScratch.contents(destination) == content)
+            #expect(server.requestLog.last?.fields["Range"] == "bytes=\(committed)-")
+            await client.shutdown()
+        }
+    }
+}
