@@ -169,7 +169,9 @@ public final class HTTPClient: Sendable {
         }
         return ResolvedRequest(
             method: request.method, url: url, fields: fields, body: request.body,
-            expectContinue: request.expectContinue, uploadProgress: request.uploadProgress)
+            expectContinue: request.expectContinue,
+            // One meter per send: progress stays monotonic across redirects and retries, with speed and ETA.
+            uploadProgress: UploadProgressMeter.wrap(request.uploadProgress))
     }
 }
 

@@ -33,6 +33,19 @@ public struct MultipartForm: Sendable {
         parts = []
     }
 
+    /// A form of text fields followed by files, each in the order given; a name may repeat (several files
+    /// under `photos[]`). File names and types default as in ``addFile(name:path:fileName:contentType:)``.
+    ///
+    /// ```swift
+    /// let form = MultipartForm(fields: ["album": "Holiday", "public": "no"],
+    ///                          files: ["photos[]": "/tmp/a.jpg", "photos[]": "/tmp/b.jpg"])
+    /// ```
+    public init(fields: KeyValuePairs<String, String> = [:], files: KeyValuePairs<String, String> = [:]) {
+        parts = []
+        for (name, value) in fields { addField(name: name, value: value) }
+        for (name, path) in files { addFile(name: name, path: path) }
+    }
+
     /// Adds a text field, sent as UTF-8 without a Content-Type (RFC 7578 §4.4 and §5.1.2).
     public mutating func addField(name: String, value: String) {
         parts.append(MultipartPart(name: name, content: .text(value)))

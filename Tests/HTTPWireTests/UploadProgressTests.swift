@@ -1,0 +1,127 @@
+// UploadProgressTests: upload progress as a person sees it — monotonic, ending exactly at the total,
+// arriving steadily while the bytes go out (against a sink that reads slowly), with speed and time left —
+// and the two pieces behind it stepped by hand: the progress meter and the sendfile(2) piece sizer.
+
+import FixtureServer
+import Foundation
+import HTTPWireCodec
+import Synchronization
+import Testing
+
+@testable import HTTPWire
+
+@Suite struct UploadProgressTests {
+    @Test(
+        "progress arrives steadily during a slow upload and ends at the total", .timeLimit(.minutes(1)),
+        arguments: [false, true])
+    func steadyProgress(asForm: Bool) async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("photo.raw").path
+        let size: Int64 = 24 << 20
+        try await UploadHarness.writeLargeFile(at: path, size: size)
+        // ~25 MB/s: about a second, long enough for dozens of reports and a measured speed.
+        let sink = try SlowSink.start(bytesPerRead: 64 * 1024, pause: .milliseconds(2))
+        let client = HTTPClient()
+        let upload =
+            asForm
+            ? client.upload(MultipartForm(fields: ["album": "Dunes"], files: ["photos[]": path]), to: sink.url)
+            : client.upload(file: path, to: sink.url, method: .post)
+        var reports: [(progress: TransferProgress, serverHad: Int64)] = []
+        for await progress in upload.progress { reports.append((progress, sink.received.current)) }
+        let response = try await upload.response
+        let received = await sink.stop()
+        await client.shutdown()
+
+        let total = try #require(reports.last?.progress.expectedBytes)
+        #expect(response.status == .ok && received == total && response.text == String(total))
+        #expect(asForm ? total > size : total == size)
+        let counts = reports.map(\.progress.receivedBytes)
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 < $1 }, "not strictly increasing")
+        #expect(counts.last == total)
+        #expect(reports.allSatisfy { $0.progress.expectedBytes == total })
+        // During, not only at the end: most reports came while the server still had much to read, and
+        // pieces stayed small at this speed (the sizer aims at ~50 ms, here ~1-2 MiB).
+        #expect(reports.count >= 12, "\(reports.count) reports")
+        #expect(reports.filter { $0.serverHad < total / 2 }.count >= 5)
+        let largestStep = zip(counts, counts.dropFirst()).map { $1 - $0 }.max() ?? 0
+        #expect(largestStep <= 4 << 20, "a step of \(largestStep) bytes")
+        // In time, the sizer keeps pieces near 50 ms; that is not asserted here, because a machine busy
+        // with the other suites resumes tasks late and only ever makes pieces smaller (see pieceSizer()).
+        // A second in, speed and time left are known and sane.
+        let measured = reports.filter { $0.progress.bytesPerSecond != nil }
+        #expect(!measured.isEmpty)
+        #expect(measured.allSatisfy { ($0.progress.bytesPerSecond ?? 0) > 0 })
+        #expect(measured.last?.progress.estimatedTimeRemaining == .zero)
+    }
+
+    @Test("the callback on HTTPRequest sees the same monotonic, metered values", .timeLimit(.minutes(1)))
+    func callbackVariant() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("data").path
+        let size: Int64 = 9 << 20
+        try await UploadHarness.writeLargeFile(at: path, size: size)
+        try await withFixtureServer { server in
+            let client = try UploadHarness.client(for: server)
+            defer { Task { await client.shutdown() } }
+            let seen = Mutex<[Int64]>([])
+            var request = HTTPRequest(method: .put, url: "redirect-to?status=308&url=%2Fsink", body: .file(path: path))
+            request.uploadProgress = { progress in seen.withLock { $0.append(progress.receivedBytes) } }
+            let response = try await client.send(request)
+            #expect(response.fields["X-Received-Bytes"] == String(size))
+            let counts = seen.withLock { $0 }
+            #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(counts.last == size)
+        }
+    }
+
+    @Test("the meter never goes backwards when a replay starts again from zero")
+    func meterAcrossReplay() {
+        let delivered = Mutex<[TransferProgress]>([])
+        let meter = UploadProgressMeter { progress in delivered.withLock { $0.append(progress) } }
+        for sent: Int64 in [100, 400, 1000, 200, 600, 1000, 1000] {
+            meter.report(TransferProgress(receivedBytes: sent, expectedBytes: 1000))
+        }
+        let values = delivered.withLock { $0 }
+        #expect(values.map(\.receivedBytes) == [100, 400, 1000])
+        #expect(values.allSatisfy { $0.expectedBytes == 1000 })
+    }
+
+    @Test("the meter measures speed from every byte sent, replays included")
+    func meterSpeed() async throws {
+        let delivered = Mutex<[TransferProgress]>([])
+        let meter = UploadProgressMeter { progress in delivered.withLock { $0.append(progress) } }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent: Int64 = 0
+        // 1 MB, then at least 10 ms of sleep, until 0.7 s and 30 reports have passed: past the meter's first
+        // 500 ms window however slowly a loaded machine resumes the sleeps.
+        while clock.now - start < .milliseconds(700) || sent < 30_000_000 {
+            sent += 1_000_000
+            meter.report(TransferProgress(receivedBytes: sent, expectedBytes: nil))
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let last = try #require(delivered.withLock { $0.last })
+        let speed = try #require(last.bytesPerSecond)
+        // At most 100 MB/s by construction: sleeps only lengthen the intervals, and a late resumption too.
+        #expect(speed > 0 && speed <= 100_000_000, "\(speed)")
+        #expect(last.estimatedTimeRemaining == nil)  // no total, no time left
+    }
+
+    @Test("the sendfile piece size grows on a fast link, shrinks on a slow one, within its bounds")
+    func pieceSizer() {
+        var sizer = UploadPieceSizer()
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.minimumBytes)
+        for _ in 0..<20 { sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(1)) }
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.maximumBytes)
+        // A short piece (the end of a file) says nothing about the link.
+        sizer.pieceSent(bytes: 10, in: .seconds(2))
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.maximumBytes)
+        sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(300))
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.maximumBytes / 2)
+        for _ in 0..<20 { sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(300)) }
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.minimumBytes)
+        // Within the target band it holds still.
+        sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(40))
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.minimumBytes)
+    }
+}
