@@ -60,7 +60,7 @@ docs: deps
 	@SWIFT=$(SWIFT) bash docs/build-docs.sh
 
 ## bench: HTTPWire against curl and URLSession on loopback nginx, side by side (release build, not a test).
-## BENCH_ROUNDS=N (default 3), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.
+## BENCH_ROUNDS=N (default 5), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.
 ## Needs curl, time (peak RSS of each child) and libcurl4-openssl-dev (URLSession links libcurl statically).
 bench: deps
 	@for p in curl time libcurl4-openssl-dev; do \

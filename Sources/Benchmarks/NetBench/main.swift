@@ -4,7 +4,7 @@
 // contender, so a slow spell of the shared machine does not always hit the same program). It prints, per
 // contender, the median figure, its ratio to curl's median, and its peak RSS, then a verdict per target.
 //
-// Environment: BENCH_ROUNDS (default 3), BENCH_QUICK=1 (one round, 256 MiB files, fewer requests: a fast
+// Environment: BENCH_ROUNDS (default 5), BENCH_QUICK=1 (one round, 256 MiB files, fewer requests: a fast
 // check that everything runs, not figures to publish), BENCH_OUTPUT=FILE (also write the table there).
 
 import Foundation
@@ -12,7 +12,7 @@ import Glibc
 
 let environment = ProcessInfo.processInfo.environment
 let isQuick = environment["BENCH_QUICK"] == "1"
-let rounds = isQuick ? 1 : max(1, Int(environment["BENCH_ROUNDS"] ?? "") ?? 3)
+let rounds = isQuick ? 1 : max(1, Int(environment["BENCH_ROUNDS"] ?? "") ?? 5)
 let largeBytes: Int64 = isQuick ? 256 << 20 : 1 << 30
 let sequentialCount = isQuick ? 1000 : 5000
 let concurrentCount = isQuick ? 4000 : 20000
@@ -43,7 +43,9 @@ let large = bench.plainURL + "large.bin"
 let small = bench.plainURL + "small.txt"
 let downloadFile = bench.root + "/download.bin"
 let chunkedURL = bench.fixtureURL + "chunked?chunks=\(largeBytes >> 14)&size=16384"
-let removeDownload: () -> Void = { unlink(downloadFile) }
+let removeDownload: () -> Void = {
+    for suffix in ["", ".part", ".part.resume"] { unlink(downloadFile + suffix) }
+}
 let removeUploads: () -> Void = { ChildProcess.shell("rm -rf '\(bench.uploadDirectory)'/*") }
 
 // curl reads 20,000 URLs from a config file (a command line that long is close to the kernel's limit).
@@ -93,8 +95,9 @@ let workloads: [Workload] = [
         contenders: [
             Contender(name: "curl -o FILE", arguments: curlFlags + ["-o", downloadFile, large], isBaseline: true),
             Contender(
-                name: "HTTPWire splice → FILE", arguments: [wireBench, "download", large, downloadFile],
+                name: "HTTPWire download API → FILE", arguments: [wireBench, "fetch", large, downloadFile],
                 isChecked: true, peakRSSLimitKiB: rssLimitKiB),
+            Contender(name: "HTTPWire splice → FILE", arguments: [wireBench, "download", large, downloadFile]),
             Contender(
                 name: "HTTPWire read + pwrite → FILE",
                 arguments: [wireBench, "download", large, downloadFile, "--stream"]),
@@ -143,11 +146,6 @@ let workloads: [Workload] = [
                 name: "curl -T FILE",
                 arguments: curlFlags + ["-T", bench.largeFile, bench.plainURL + "upload/curl-t.bin"],
                 isBaseline: true),
-            Contender(
-                name: "curl --data-binary @FILE",
-                arguments: curlFlags + [
-                    "-X", "PUT", "--data-binary", "@" + bench.largeFile, bench.plainURL + "upload/curl-data.bin",
-                ]),
             Contender(
                 name: "HTTPWire .file (sendfile)",
                 arguments: [wireBench, "put-file", bench.plainURL + "upload/wire.bin", bench.largeFile],

@@ -7,6 +7,7 @@
 // on a mismatch, so a fast but wrong run shows up as a failure in the table, not as a good number.
 //
 //   WireBench download URL DEST [--stream] [--cafile PEM]   body to DEST (splice(2) unless --stream or TLS)
+//   WireBench fetch URL DEST [--cafile PEM]                  the download API (`client.download(from:to:)`)
 //   WireBench discard URL [--cafile PEM]                     read the body and drop it (chunked, HTTPS)
 //   WireBench sequential URL COUNT                           COUNT GETs in a loop on one client
 //   WireBench concurrent URL COUNT IN_FLIGHT                 COUNT GETs, IN_FLIGHT at a time
@@ -57,6 +58,17 @@ func download(url: String, to destination: String, caFile: String?, allowSplice:
         offset += Int64(written)
     }
     try check(received: offset, expected: response.expectedContentLength)
+    await client.shutdown()
+}
+
+/// Downloads `url` to `destination` with the download feature (a fresh download: `restart`), as an
+/// application would: `.part` file, resume record, rename at the end, splice(2) where it applies.
+func fetch(url: String, to destination: String, caFile: String?) async throws {
+    let client = makeClient(caFile: caFile)
+    var options = DownloadOptions()
+    options.restart = true
+    let result = try await client.download(from: url, to: destination, options: options).result()
+    if result.bytes == 0 { throw BenchFailure(description: "empty download") }
     await client.shutdown()
 }
 
@@ -140,7 +152,7 @@ func option(_ flag: String, in arguments: [String]) -> String? {
 }
 
 func run(_ arguments: [String]) async throws {
-    let usage = "usage: WireBench download|discard|sequential|concurrent|put-file|put-multipart URL ..."
+    let usage = "usage: WireBench download|fetch|discard|sequential|concurrent|put-file|put-multipart URL ..."
     guard arguments.count >= 2 else { throw BenchFailure(description: usage) }
     let url = arguments[1]
     let caFile = option("--cafile", in: arguments)
@@ -148,6 +160,8 @@ func run(_ arguments: [String]) async throws {
     case ("download", 3...):
         try await download(
             url: url, to: arguments[2], caFile: caFile, allowSplice: !arguments.contains("--stream"))
+    case ("fetch", 3...):
+        try await fetch(url: url, to: arguments[2], caFile: caFile)
     case ("discard", _):
         try await discard(url: url, caFile: caFile)
     case ("sequential", 3):

@@ -111,7 +111,7 @@ package final class TCPSocket: Connection, CustomStringConvertible {
 
     package func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline) async throws -> Int {
         let receiveBuffer = ReceiveBuffer(taking: &buffer)
-        defer { buffer = receiveBuffer.bytes }
+        defer { buffer = receiveBuffer.takeBytes() }
         let descriptor = self.descriptor
         return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
             do {

@@ -116,7 +116,18 @@ package final class TLSContext: @unchecked Sendable {
         // chunked) detects truncation itself (RFC 9112 §9.8), and many servers never send close_notify.
         // Renegotiation is refused: HTTP/1.1 over TLS 1.2 has no use for it and it has a history of attacks.
         _ = SSL_CTX_set_options(pointer, httpwire_SSL_OP_IGNORE_UNEXPECTED_EOF | httpwire_SSL_OP_NO_RENEGOTIATION)
+        // Read-ahead: without it OpenSSL reads each record with two read(2) calls (5-byte header, then the
+        // body), 65,536 calls for 512 MiB; with it, one read takes whatever the socket holds, up to the
+        // buffer below (measured here: ~8x fewer reads). Safe with edge-triggered epoll because a reader
+        // only waits after SSL_read_ex reported WANT_READ, i.e. with OpenSSL's buffer empty (Reactor.swift).
+        _ = SSL_CTX_ctrl(pointer, SSL_CTRL_SET_READ_AHEAD, 1, nil)
+        SSL_CTX_set_default_read_buffer_len(pointer, Self.readAheadBytes)
     }
+
+    /// OpenSSL's read-ahead buffer per connection: several 16 KiB records per read(2), without making a
+    /// thousand idle connections cost much (it is allocated while a connection reads, freed when idle
+    /// only with SSL_MODE_RELEASE_BUFFERS, which is not set).
+    private static let readAheadBytes = 64 * 1024
 
     /// Adds every certificate of `source` to the context's trust store.
     private func addTrustRoots(_ source: PEMSource) throws(HTTPWireError) {
