@@ -1,6 +1,11 @@
 // ResultTable: turns the rounds' timings into the published table (benchmark layer): per contender the
-// median figure, its ratio to the baseline's median, its peak RSS (the largest over rounds), and per row
-// the verdict on the issue's target. Markdown, so docs/benchmarks.md can take it as printed.
+// median figure, its ratio to curl, its peak RSS (the largest over rounds), and per row the verdict on the
+// issue's target. Markdown, so docs/benchmarks.md can take it as printed.
+//
+// The ratio is paired: in each round a contender runs right next to curl, so the round's ratio (curl's time
+// over the contender's) sees the same load on the shared machine; the table gives the median of those
+// per-round ratios. A ratio of medians would mix a quiet round of one program with a busy round of the
+// other — on this 2-core machine, shared with other builds, curl's own figure varied 3× between rounds.
 
 /// The medians, ratios and verdicts of a benchmark run, as Markdown.
 struct ResultTable {
@@ -11,7 +16,7 @@ struct ResultTable {
 
     func render() -> String {
         var lines = [
-            "| workload | program | median | × curl | peak RSS | target | verdict |",
+            "| workload | program | median | × curl (paired) | peak RSS | target | verdict |",
             "| --- | --- | ---: | ---: | ---: | --- | --- |",
         ]
         var verdicts: [String] = []
@@ -21,8 +26,9 @@ struct ResultTable {
                 verdicts.append("- \(workload.title) (\(workload.issue)): NOT RUN — \(reason)")
                 continue
             }
-            let baseline = workload.contenders.indices.first { workload.contenders[$0].isBaseline }
-                .flatMap { median(results[row][$0]) }
+            let baselineRuns =
+                workload.contenders.indices.first { workload.contenders[$0].isBaseline }
+                .map { results[row][$0] } ?? []
             for (index, contender) in workload.contenders.enumerated() {
                 let runs = results[row][index]
                 guard let seconds = median(runs) else {
@@ -30,7 +36,7 @@ struct ResultTable {
                     continue
                 }
                 let figure = format(workload.figure(seconds: seconds)) + " " + workload.unitLabel
-                let ratio = baseline.map { ratioOf(workload, baseline: $0, seconds: seconds) } ?? 0
+                let ratio = pairedRatio(baseline: baselineRuns, contender: runs)
                 let peakRSS = runs.map(\.peakRSSKiB).max() ?? 0
                 let failed = runs.contains { $0.status != 0 }
                 var verdict = ""
@@ -48,9 +54,10 @@ struct ResultTable {
         return (lines + ["", "Targets:"] + verdicts).joined(separator: "\n") + "\n"
     }
 
-    /// Ratio to curl where higher is better: time ratio for throughput rows, inverse for milliseconds.
-    private func ratioOf(_ workload: Workload, baseline: Double, seconds: Double) -> Double {
-        baseline / seconds
+    /// The median over rounds of curl's time divided by the contender's (higher is better, for every unit).
+    private func pairedRatio(baseline: [ChildRun], contender: [ChildRun]) -> Double {
+        let ratios = zip(baseline, contender).map { $0.seconds / $1.seconds }.sorted()
+        return ratios.isEmpty ? 0 : ratios[ratios.count / 2]
     }
 
     private func targetLabel(_ workload: Workload, _ contender: Contender) -> String {
