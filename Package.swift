@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "COpenSSL", "CSystem"]),
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "FixtureServer"]),
+        // Small complete programs on the public API, one file per example (`swift run Examples`).
+        .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
         // `make bench`: NetBench drives curl, WireBench (HTTPWire), URLSessionBench and the wire CLI as separate
         // processes against nginx and BenchServer (the fixture server in its own process). URLSession lives in
@@ -30,6 +32,9 @@ let package = Package(
         .executableTarget(name: "WireBench", dependencies: ["HTTPWire"], path: "Sources/Benchmarks/WireBench"),
         .executableTarget(name: "URLSessionBench", path: "Sources/Benchmarks/URLSessionBench"),
         .executableTarget(name: "BenchServer", dependencies: ["FixtureServer"], path: "Sources/Benchmarks/BenchServer"),
+        .executableTarget(
+            name: "UploadBench", dependencies: ["HTTPWire", "HTTPWireCodec", "FixtureServer"],
+            path: "Sources/Benchmarks/UploadBench"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),

@@ -222,7 +222,14 @@ final class FixtureConnection {
             version: .http1_1, status: status, reason: reason ?? Status(rawValue: status).reasonPhrase,
             fields: fields, into: &bytes)
         hasStartedResponse = true
-        if let request { server.log?("\(peer): \(request.method) \(request.head.target) -> \(status)") }
+        if let request, let log = server.log {
+            // The conditional-range fields, so `wire serve --log` shows how a download resumes.
+            var line = "\(peer): \(request.method) \(request.head.target) -> \(status)"
+            for name in ["Range", "If-Range"] {
+                if let value = request.head.fields[name] { line += "  [\(name): \(value)]" }
+            }
+            log(line)
+        }
         try await write(bytes)
     }
 

@@ -31,6 +31,9 @@ enum RangeResponder {
         var entityTag: String
         var lastModified: String
         var contentType: String
+        /// `interval_ms` on `/bytes` and on files set with `setFile`: the body goes out `piece` bytes at a
+        /// time with a pause after each, so a test can stop a download part-way and resume it.
+        var pace: (piece: Int, interval: Duration)? = nil
     }
 
     /// How a route treats Range: as the RFC says, not at all (a server without range support), or by
@@ -58,7 +61,10 @@ enum RangeResponder {
             lastModified: request.query["last_modified"] ?? generatedLastModified,
             contentType: "application/octet-stream")
         let mode = request.query["range"].flatMap { RangeMode(rawValue: $0) } ?? .honour
-        try await respond(with: representation, to: request, on: connection, mode: mode)
+        var paced = representation
+        let interval = request.integer("interval_ms", default: 0)
+        if interval > 0 { paced.pace = (max(1, request.integer("piece", default: 16 * 1024)), .milliseconds(interval)) }
+        try await respond(with: paced, to: request, on: connection, mode: mode)
     }
 
     /// `/files/{path}`: a file set with `setFile`, else one from the served directory.
@@ -83,7 +89,10 @@ enum RangeResponder {
         } else {
             return try await connection.respond(status: 404, body: Array("no file \(name)\n".utf8))
         }
-        try await respond(with: representation, to: request, on: connection, mode: .honour)
+        var paced = representation
+        let interval = request.integer("interval_ms", default: 0)
+        if interval > 0 { paced.pace = (max(1, request.integer("piece", default: 16 * 1024)), .milliseconds(interval)) }
+        try await respond(with: paced, to: request, on: connection, mode: .honour)
     }
 
     /// Answers 200, 206, 304 or 416 for `representation` (see the file comment for the rules).
@@ -173,13 +182,25 @@ enum RangeResponder {
         if connection.request?.isHead == true { return }
         switch representation.source {
         case .memory(let contents):
-            try await connection.write(Array(contents[Int(range.lowerBound)...Int(range.upperBound)]))
+            guard let pace = representation.pace else {
+                return try await connection.write(Array(contents[Int(range.lowerBound)...Int(range.upperBound)]))
+            }
+            var position = Int(range.lowerBound)
+            while position <= Int(range.upperBound) {
+                let end = min(Int(range.upperBound) + 1, position + pace.piece)
+                try await connection.write(Array(contents[position..<end]))
+                position = end
+                if position <= Int(range.upperBound) { try await Task.sleep(for: pace.interval) }
+            }
         case .generated(let seed):
             var position = range.lowerBound
             while position <= range.upperBound {
-                let end = min(range.upperBound + 1, position + Int64(writeSize))
+                let end = min(range.upperBound + 1, position + Int64(representation.pace?.piece ?? writeSize))
                 try await connection.write(GeneratedBytes.bytes(position..<end, seed: seed))
                 position = end
+                if let pace = representation.pace, position <= range.upperBound {
+                    try await Task.sleep(for: pace.interval)
+                }
             }
         case .disk(let file):
             try await sendFile(file, range, connection)

@@ -5,7 +5,9 @@
 /// wire's usage texts.
 enum Help {
     /// What `wire --version` prints.
-    static let versionLine = "wire 0.1.0 (HTTPWire, HTTP/1.1)"
+    static let versionLine = "wire \(version) (HTTPWire, HTTP/1.1)"
+    /// The version number alone, also sent in wire's `User-Agent`.
+    static let version = "0.1.0"
 
     /// `wire --help` and `wire help`: every command with one line each.
     static var topLevel: String {

@@ -1,7 +1,9 @@
 // wire: the curl-like command-line client of HTTPWire (edge layer).
 // The entry point: parse the arguments, print the version or a help text, or run a command; turn whatever
 // it throws into one `wire: error: ...` line and curl's exit code. Ctrl-C cancels the running command
-// (exit 130); a second Ctrl-C ends the process at once. No HTTP happens in this file.
+// (exit 130; `wire serve`, which runs until Ctrl-C, exits 0); a second Ctrl-C ends the process at once.
+// SIGPIPE is ignored: a reader that closes the pipe (`wire get URL | head -c 10`) makes write(2) fail with
+// EPIPE, which BodyOutput reports as curl's exit 23, instead of killing wire mid-write. No HTTP here.
 
 import Dispatch
 import Synchronization
@@ -16,10 +18,27 @@ func exit(reporting error: any Error) -> Never {
     exit(ExitCode(for: error).rawValue)
 }
 
-/// How many SIGINTs have arrived while a command runs.
+/// How many SIGINTs have arrived while a command runs, and the handler that counts them.
 enum Interrupts {
     static let count = Atomic<Int>(0)
+
+    /// Delivers SIGINT to a dispatch source instead of killing the process, so the command can unwind
+    /// (close connections, keep a partial download resumable): the first cancels `task`, the second exits
+    /// at once. A static function, so the handler is not isolated to the main actor: it runs on a
+    /// dispatch queue.
+    static func cancelOnInterrupt(_ task: Task<Void, any Error>) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            if count.add(1, ordering: .relaxed).newValue > 1 { _exit(ExitCode.interrupted.rawValue) }
+            task.cancel()
+        }
+        source.resume()
+        return source
+    }
 }
+
+signal(SIGPIPE, SIG_IGN)
 
 let invocation: Invocation
 do {
@@ -35,18 +54,13 @@ case .help(let command):
     Terminal.writeOutput(command.map(Help.text(for:)) ?? Help.topLevel)
 case .run(let command):
     let task = Task { try await Commands.run(command) }
-    // SIGINT is delivered to a dispatch source instead of killing the process, so the command can unwind
-    // (close connections, keep a partial download resumable). The second one exits without waiting.
-    signal(SIGINT, SIG_IGN)
-    let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    interrupts.setEventHandler {
-        if Interrupts.count.add(1, ordering: .relaxed).newValue > 1 { _exit(ExitCode.interrupted.rawValue) }
-        task.cancel()
-    }
-    interrupts.resume()
+    let interrupts = Interrupts.cancelOnInterrupt(task)
     let result = await task.result
+    interrupts.cancel()
     // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
-    if Interrupts.count.load(ordering: .relaxed) > 0 { exit(reporting: CancellationError()) }
+    if Interrupts.count.load(ordering: .relaxed) > 0 && command.command != .serve {
+        exit(reporting: CancellationError())
+    }
     if case .failure(let error) = result { exit(reporting: error) }
 }
 exit(ExitCode.success.rawValue)

@@ -43,8 +43,11 @@ import Testing
         #expect(stored?.receivedBytes == Int64(Self.half))
         #expect(stored?.expectedBytes == Int64(Self.size))
 
+        // The digest covers the bytes kept from the first run as well as the new ones.
+        options.expectedSHA256 = SHA256Digest.of(content)
         let result = try await client.download(from: server.url, to: destination, options: options).result()
         #expect(result.resumedFromBytes == Int64(Self.half))
+        #expect(result.sha256 == SHA256Digest.of(content))
         #expect(DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         #expect(server.requests.ifRanges == [nil, server.entityTag])

@@ -173,4 +173,30 @@ import Testing
             await client.shutdown()
         }
     }
+
+    @Test("503 is retried as the policy says, then reported as httpStatus(503)", .timeLimit(.minutes(1)))
+    func statusRetry() async throws {
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        try await withFixtureServer { server in
+            let client = HTTPClient()
+            var options = DownloadOptions()
+            options.retry = RetryPolicy(maxRetries: 2, initialBackoff: .milliseconds(5))
+            let download = client.download(
+                from: server.baseURL + "status/503?retry_after=0", to: scratch.file("busy"), options: options)
+            var delays: [Duration] = []
+            for await event in download.events {
+                if case .retrying(_, let delay, let error) = event {
+                    #expect(error == .httpStatus(503))
+                    delays.append(delay)
+                }
+            }
+            await #expect(throws: HTTPWireError.httpStatus(503)) { try await download.result() }
+            #expect(delays == [.zero, .zero])  // Retry-After: 0 replaces the backoff
+            #expect(server.requestLog.count == 3)
+            let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+            #expect(left.isEmpty)
+            await client.shutdown()
+        }
+    }
 }

@@ -192,3 +192,74 @@ struct SlowSink: Sendable {
         return try? await task.value
     }
 }
+
+/// A two-connection server for the retry path. On its first connection it answers one request with
+/// keep-alive, then reads the head of the next and closes without a byte of response: what a server that
+/// closes an idle connection just as the client reuses it looks like. On its second connection it reads one
+/// whole request and echoes the body with its Content-Type, as the fixture's `/upload?raw=1` does.
+struct RetryServer: Sendable {
+    let listener: Listener
+    /// The heads of every request seen, and the body the second connection received.
+    let task: Task<(heads: [String], body: [UInt8]), any Error>
+
+    var baseURL: String { "http://127.0.0.1:\(listener.port)/" }
+
+    static func start() throws -> RetryServer {
+        let listener = try Listener.bind(host: "127.0.0.1", port: 0)
+        let task = Task { () throws -> (heads: [String], body: [UInt8]) in
+            let deadline = Deadline.after(.seconds(30), phase: .body)
+            var heads: [String] = []
+            let first = try await listener.accept(deadline: deadline)
+            var buffer: [UInt8] = []
+            heads.append(try await readHead(from: first, buffer: &buffer, deadline: deadline))
+            try await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)[...], deadline: deadline)
+            buffer.removeAll()
+            heads.append(try await readHead(from: first, buffer: &buffer, deadline: deadline))
+            await first.close()
+
+            let second = try await listener.accept(deadline: deadline)
+            buffer.removeAll()
+            let head = try await readHead(from: second, buffer: &buffer, deadline: deadline)
+            heads.append(head)
+            let length = Int(field("content-length", in: head) ?? "") ?? 0
+            while buffer.count < length {
+                guard try await second.read(into: &buffer, maxBytes: 1 << 20, deadline: deadline) > 0 else { break }
+            }
+            let body = Array(buffer.prefix(length))
+            let contentType = field("content-type", in: head) ?? "application/octet-stream"
+            let answer = "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n\r\n"
+            try await second.write((Array(answer.utf8) + body)[...], deadline: deadline)
+            await second.close()
+            return (heads, body)
+        }
+        return RetryServer(listener: listener, task: task)
+    }
+
+    /// Reads up to the end of a head; returns it and leaves the bytes after it in `buffer`.
+    private static func readHead(from socket: TCPSocket, buffer: inout [UInt8], deadline: Deadline) async throws
+        -> String
+    {
+        let terminator = Array("\r\n\r\n".utf8)
+        while true {
+            if let end = buffer.indices.dropLast(3).first(where: { buffer[$0..<($0 + 4)].elementsEqual(terminator) }) {
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                return head
+            }
+            guard try await socket.read(into: &buffer, maxBytes: 64 * 1024, deadline: deadline) > 0 else {
+                throw HTTPWireError.emptyReply
+            }
+        }
+    }
+
+    /// The value of the field `name` (lowercase) in a head.
+    private static func field(_ name: String, in head: String) -> String? {
+        let line = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name + ":") }
+        return line.map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+    }
+
+    func stop() async -> (heads: [String], body: [UInt8])? {
+        await listener.close()
+        return try? await task.value
+    }
+}

@@ -7,6 +7,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import Synchronization
 import Testing
 
 @Suite struct UploadMultipartTests {
@@ -54,8 +55,11 @@ import Testing
         let boundary = try #require(contentType.components(separatedBy: "boundary=").last)
         #expect(contentType.hasPrefix("multipart/form-data; boundary="))
         // The whole body is framed as RFC 2046 §5.1.1 says: no preamble, no epilogue.
-        #expect(response.body.starts(with: Array("--\(boundary)\r\n".utf8)))
-        #expect(response.body.suffix(boundary.utf8.count + 6).elementsEqual(Array("--\(boundary)--\r\n".utf8)))
+        let startsWithDelimiter = response.body.starts(with: Array("--\(boundary)\r\n".utf8))
+        let endsWithCloseDelimiter = response.body.suffix(boundary.utf8.count + 6).elementsEqual(
+            Array("--\(boundary)--\r\n".utf8))
+        #expect(startsWithDelimiter)
+        #expect(endsWithCloseDelimiter)
 
         let body = response.body
         let parsed = try await UploadHarness.onOwnThread { try PythonMultipartParser.parse(body, boundary: boundary) }
@@ -69,7 +73,8 @@ import Testing
             #expect(part.name == want.name)
             #expect(part.filename == want.fileName, "\(want.name)")
             #expect(part.contentType == want.contentType, "\(want.name)")
-            #expect(part.payload == want.payload, "\(want.name): \(part.payload.count) of \(want.payload.count) bytes")
+            let isSamePayload = part.payload == want.payload
+            #expect(isSamePayload, "\(want.name): \(part.payload.count) of \(want.payload.count) bytes")
         }
     }
 
@@ -159,5 +164,34 @@ import Testing
             #expect(summary.size == expectedSize)
             #expect(summary.sha256 == expectedDigest)
         }
+    }
+}
+
+extension UploadMultipartTests {
+    @Test("a PUT of a form on a connection the server dropped is retried with the whole form", .timeLimit(.minutes(1)))
+    func replayOnRetry() async throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url
+        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let contentLength = try form.prepare().contentLength
+        let server = try RetryServer.start()
+        var configuration = ClientConfiguration()
+        configuration.baseURL = server.baseURL
+        let logged = Mutex<[HTTPLogEvent.Kind]>([])
+        configuration.logger = { event in logged.withLock { $0.append(event.kind) } }
+        let client = HTTPClient(configuration: configuration)
+        #expect(try await client.get("warm-up").text == "ok")
+        let upload = client.upload(form, to: "upload", method: .put)
+        var reports: [Int64] = []
+        for await progress in upload.progress { reports.append(progress.receivedBytes) }
+        let response = try await upload.response
+        await client.shutdown()
+        let seen = try #require(await server.stop())
+        #expect(seen.heads.count == 3)
+        #expect(seen.heads.dropFirst().allSatisfy { $0.hasPrefix("PUT /upload ") })
+        #expect(Int64(seen.body.count) == contentLength)
+        try await Self.expectParsed(response, equal: expected)
+        #expect(logged.withLock { $0.contains(.retry) })
+        #expect(reports == reports.sorted() && reports.last == contentLength)
     }
 }

@@ -67,16 +67,16 @@ import Testing
     }
 
     @Test("the pseudo-terminal harness gives wire a terminal on stdout and stderr", .timeLimit(.minutes(1)))
-    func harness() throws {
+    func harness() async throws {
         // A terminal turns "\n" into "\r\n" (ONLCR); a pipe passes it through. That difference proves
         // which one wire wrote to, on stdout (--version) and on stderr (a usage error).
-        let version = try WireProcess.underPseudoTerminal(["--version"])
+        let version = try await WireProcess.underPseudoTerminal(["--version"])
         #expect(version.status == 0)
         #expect(version.standardOutput == Help.versionLine + "\r\n")
-        let piped = try WireProcess.run(["--version"])
+        let piped = try await WireProcess.run(["--version"])
         #expect(piped.standardOutput == Help.versionLine + "\n")
 
-        let mistake = try WireProcess.underPseudoTerminal(["frob"], columns: 57)
+        let mistake = try await WireProcess.underPseudoTerminal(["frob"], columns: 57)
         #expect(mistake.status == 2)
         #expect(
             mistake.standardOutput

@@ -86,6 +86,13 @@ public final class HTTPClient: Sendable {
                 resolved = next
                 continue
             }
+            // RFC 9110 §10.1.1: a client that receives 417 (Expectation Failed) in response to a request with
+            // `Expect: 100-continue` SHOULD repeat it without the expectation (the body was held back).
+            if head.status.rawValue == 417, resolved.expectContinue, resolved.body.isReplayable {
+                await Self.discard(reader)
+                resolved.expectContinue = false
+                continue
+            }
             return HTTPStreamingResponse(
                 status: head.status, reason: head.reason, version: head.version, fields: head.fields,
                 url: resolved.url, interimResponses: interim, body: ResponseBody(reader: reader))
@@ -95,10 +102,10 @@ public final class HTTPClient: Sendable {
     /// One exchange, retried once on a new connection when the machine allows it (a reused connection that
     /// the server had closed, for an idempotent request with a replayable body).
     private func exchange(
-        _ request: ResolvedRequest, deadlines: RequestDeadlines, isRetry: Bool
+        _ original: ResolvedRequest, deadlines: RequestDeadlines, isRetry: Bool
     ) async throws -> (ResponseHead, [ResponseHead], ResponseBodyReader) {
-        let body = try await PreparedBody.prepare(request.body)
-        var request = request
+        let body = try await PreparedBody.prepare(original.body)
+        var request = original
         if let implied = body.impliedContentType, !request.fields.contains("Content-Type") {
             request.fields.append(name: "Content-Type", value: implied)
         }
@@ -126,7 +133,9 @@ public final class HTTPClient: Sendable {
         } catch let retry as RetryOnNewConnection {
             guard !isRetry else { throw retry.cause }
             configuration.logger?(HTTPLogEvent(kind: .retry, text: "* retrying on a new connection: \(retry.cause)"))
-            return try await exchange(request, deadlines: deadlines, isRetry: true)
+            // The original, not `request`: a retried multipart body gets a new boundary, so the Content-Type
+            // implied by this attempt's body must not carry over.
+            return try await exchange(original, deadlines: deadlines, isRetry: true)
         }
     }
 

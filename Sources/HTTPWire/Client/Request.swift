@@ -27,10 +27,16 @@ public struct HTTPRequest: Sendable {
     /// The body.
     public var body: RequestBody
     /// Send `Expect: 100-continue` and wait briefly for the server's go-ahead before the body, so a server
-    /// that will refuse it (413, 401) can say so before the body is sent (RFC 9110 §10.1.1).
+    /// that will refuse it (413, 401) can say so before the body is sent (RFC 9110 §10.1.1). The wait is
+    /// ``ClientConfiguration/Timeouts/expectContinue``; a server that never answers gets the body then. A
+    /// final answer instead means the body is not sent and the connection is closed; a 417 makes the client
+    /// repeat the request once without the expectation, as RFC 9110 §10.1.1 advises.
     public var expectContinue: Bool = false
-    /// Called as the body is sent, from the task sending it, with bytes sent so far and the total when
-    /// known. Reports arrive at least every 256 KiB and at the end.
+    /// Called as the body is sent, from the task sending it, with bytes sent so far (`receivedBytes`), the
+    /// total when known, and the speed and time left once measured. Values never go backwards (a body sent
+    /// again for a redirect or a retry shows as a pause); they arrive at least every 256 KiB or about every
+    /// 50 ms while bytes flow, and a body sent completely ends with its total. ``HTTPClient/upload(_:)``
+    /// offers the same values as an `AsyncStream`.
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
 
     /// Creates a request.

@@ -75,6 +75,7 @@ extension Download {
             }
             noteStart(offset: length)
             eventSink.yield(.started(destination: destination, offset: length, expectedBytes: length))
+            reportProgress(TransferProgress(receivedBytes: length, expectedBytes: length))
             return try await finish(file, expectedLength: length)
         case .writeFromStart(let reason):
             guard let destination else { throw HTTPWireError.httpStatus(status) }
@@ -83,7 +84,10 @@ extension Download {
             return try await transfer(
                 response, to: destination, offset: 0, record: record, expectedTotal: response.expectedContentLength)
         case .append(let offset, _, let completeLength):
-            guard let destination, let planned = plan.record else { throw HTTPWireError.httpStatus(status) }
+            guard let destination else { throw HTTPWireError.httpStatus(status) }
+            // Without a record this is a 206 starting at byte zero to a request without Range: odd, but
+            // its bytes are the file's first ones, so they are kept like a 200's.
+            let planned = plan.record ?? Self.freshRecord(url: key, response: response)
             let record = ResumeRecord(
                 url: key, entityTag: planned.entityTag ?? response.fields["ETag"],
                 lastModified: planned.lastModified ?? response.fields["Last-Modified"],

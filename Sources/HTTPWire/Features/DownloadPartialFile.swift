@@ -88,7 +88,7 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// Opens (creating) the part file, cuts it to `offset` bytes — bytes past the record's count may be
     /// garbage after a crash — and writes `record` (which counts those `offset` bytes) before any body byte
     /// arrives, so even a download killed at once leaves its validators behind. With `hashing`, the bytes
-    /// kept are digested later, in `finish`, from the file.
+    /// kept are read back and digested now, so the body can be digested as it is written.
     func open(truncatingTo offset: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
         closeDescriptor()
         let fd = Glibc.open(partialPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -98,6 +98,7 @@ final class DownloadPartialFile: @unchecked Sendable {
         writtenBytes = offset
         hasher = hashing ? SHA256Digest.Hasher() : nil
         hashedBytes = 0
+        try hashRemainder()
         try Self.commit(descriptor: fd, record: record, destination: destination)
     }
 
@@ -197,7 +198,7 @@ final class DownloadPartialFile: @unchecked Sendable {
     }
 
     /// Reads back and digests bytes `hashedBytes..<writtenBytes` in 1 MiB blocks (from the page cache,
-    /// usually): the prefix kept from an earlier run and everything splice(2) wrote.
+    /// usually): the prefix kept from an earlier run, and at the end everything splice(2) wrote.
     private func hashRemainder() throws(HTTPWireError) {
         guard hasher != nil, hashedBytes < writtenBytes else { return }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)

@@ -30,8 +30,9 @@ struct DownloadTransfer: Sendable {
     /// Called with a progress snapshot at most once per `progressInterval`, and once at the end.
     let report: @Sendable (TransferProgress) -> Void
 
-    /// The largest block the queue gathers before the reader waits for the disk.
-    static let queueCapacity = 8 << 20
+    /// The size of each of the queue's two blocks: the largest write, and with the block being written the
+    /// whole memory a transfer holds (8 MiB), whatever the size of the download.
+    static let blockCapacity = 4 << 20
     /// The most one splice(2) round moves; the transport returns earlier when the socket runs dry.
     static let spliceBytes: Int64 = 16 << 20
     /// How long the writer lets a small first slice gather company before writing it.
@@ -43,7 +44,7 @@ struct DownloadTransfer: Sendable {
     /// with the part file's path); in every case the bytes that reached the file are committed first.
     func run(body: ResponseBody, canSplice: Bool) async throws {
         let committer = DownloadCommitter(file: file, record: record, options: options)
-        let queue = DownloadWriteQueue(capacity: Self.queueCapacity)
+        let queue = DownloadWriteQueue(blockCapacity: Self.blockCapacity)
         let file = self.file
         let writer = Task { await Self.writeBlocks(from: queue, to: file, committer: committer) }
         var failure: (any Error)?
@@ -86,10 +87,14 @@ struct DownloadTransfer: Sendable {
                 do {
                     moved = try await body.spliceNext(
                         toFile: file.descriptor, offset: file.writtenBytes, maxBytes: Self.spliceBytes)
-                } catch HTTPWireError.localWriteFailed(_, let code) {
+                } catch {
+                    // Bytes the failed call had already put in the file are body, in order: keep them.
                     let file = self.file
                     try? await DownloadPartialFile.runBlocking { file.recordSplicedBeforeFailure() }
-                    throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: code)
+                    if case HTTPWireError.localWriteFailed(_, let code) = error {
+                        throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: code)
+                    }
+                    throw error
                 }
                 if let moved, moved > 0 {
                     file.recordSpliced(moved)
@@ -111,18 +116,16 @@ struct DownloadTransfer: Sendable {
     private static func writeBlocks(
         from queue: DownloadWriteQueue, to file: DownloadPartialFile, committer: DownloadCommitter
     ) async {
-        while var block = await queue.nextBlock() {
-            if block.count < gatherBytes, queue.pendingBytes == 0 {
-                // A lone small slice: give the next few a moment to join it (bounded, so a slow trickle
-                // is still on disk within milliseconds).
+        while true {
+            await queue.waitForBytes()
+            if queue.pendingBytes < gatherBytes, !queue.isClosed {
+                // A few small slices: give the next ones a moment to join them (bounded, so a slow trickle
+                // is still on disk within milliseconds, and a fast stream is written in large blocks).
                 try? await Task.sleep(for: gatherDelay)
-                if let more = await queue.nextBlockIfPending() { block.append(contentsOf: more) }
             }
-            let toWrite = block
+            guard let block = await queue.nextBlock() else { return }
             do {
-                try await DownloadPartialFile.runBlocking {
-                    try toWrite.withUnsafeBytes { try file.write($0) }
-                }
+                try await DownloadPartialFile.runBlocking { try file.write(block.bytes) }
             } catch let error as HTTPWireError {
                 queue.writerFailed(error)
                 return
@@ -131,7 +134,7 @@ struct DownloadTransfer: Sendable {
                 return
             }
             committer.bytesWritten(upTo: file.writtenBytes)
-            queue.blockWritten(returning: block)
+            queue.blockWritten(block)
         }
     }
 }

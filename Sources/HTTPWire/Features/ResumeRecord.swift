@@ -34,7 +34,8 @@ public struct ResumeRecord: Sendable, Hashable {
     /// The version of the text format written by `encoded()`. A record with any other version is unusable.
     public static let formatVersion = 1
 
-    /// The URL the bytes came from (after redirects). A record for another URL is not used.
+    /// The URL that was asked for, absolute (the download's own URL, before any redirect: the next run
+    /// only knows that one). A record for another URL is not used.
     public var url: String
     /// The `ETag` field value exactly as received, weak prefix and quotes included (`"abc"`, `W/"abc"`).
     public var entityTag: String?

@@ -1,0 +1,115 @@
+// BodyOutput: where wire writes response bodies — standard output or the file of `-o` (edge layer).
+// Bodies arrive as many small slices; writing each with its own write(2) would cost a system call per
+// slice, so pieces are gathered in a 64 KiB buffer and written when it fills, when 100 ms have passed
+// since the last write (a slow stream still appears as it arrives), and at the end. A failed write —
+// a missing directory, a full disk, a reader that closed its end of the pipe (EPIPE; SIGPIPE is ignored
+// in main.swift) — is `HTTPWireError.localWriteFailed`, curl's exit 23. Knows nothing about HTTP.
+
+import HTTPWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A buffered sink for body bytes. Used from one task at a time.
+///
+/// ```swift
+/// let output = BodyOutput(path: command.output)       // nil: standard output
+/// for try await piece in response.body { try output.write(piece) }
+/// try output.close()
+/// ```
+final class BodyOutput {
+    /// How many bytes are gathered before a write: large enough that 5,000 small bodies cost a few
+    /// hundred system calls, small enough to stay in cache.
+    static let bufferCapacity = 64 * 1024
+    /// The longest a gathered byte waits while more keep arriving slowly.
+    static let flushInterval: Duration = .milliseconds(100)
+
+    /// The `-o` path, or nil for standard output.
+    let path: String?
+    private var fd: Int32 = -1
+    private var buffer: [UInt8] = []
+    private var lastWrite = ContinuousClock.now
+
+    /// An output to `path` (created or truncated on first use), or to standard output when nil.
+    init(path: String?) {
+        self.path = path
+        buffer.reserveCapacity(Self.bufferCapacity)
+    }
+
+    /// How errors name this output: the path, or "standard output".
+    var name: String { path ?? "standard output" }
+
+    /// Opens the file if it is not open yet: call it once the response is known to be wanted, so that
+    /// `--fail` on a 404 leaves no empty file behind, while an empty body still creates one (as curl does).
+    func open() throws(HTTPWireError) {
+        guard fd < 0 else { return }
+        guard let path else {
+            fd = STDOUT_FILENO
+            return
+        }
+        let opened = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { throw .localWriteFailed(path: path, errno: errno) }
+        fd = opened
+    }
+
+    /// Adds `bytes` to the output; writes when the buffer is full or has waited long enough.
+    func write(_ bytes: ArraySlice<UInt8>) throws(HTTPWireError) {
+        try open()
+        if buffer.count + bytes.count > Self.bufferCapacity {
+            try flush()
+            // A piece at least as large as the buffer goes out directly instead of being copied first.
+            if bytes.count >= Self.bufferCapacity {
+                try writeAll(bytes)
+                return
+            }
+        }
+        buffer.append(contentsOf: bytes)
+        if ContinuousClock.now - lastWrite >= Self.flushInterval { try flush() }
+    }
+
+    /// Adds `bytes` to the output.
+    func write(_ bytes: [UInt8]) throws(HTTPWireError) { try write(bytes[...]) }
+
+    /// Adds the UTF-8 bytes of `text` to the output (a head printed by `-i`).
+    func write(text: String) throws(HTTPWireError) { try write(Array(text.utf8)) }
+
+    /// Writes everything gathered so far.
+    func flush() throws(HTTPWireError) {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        try writeAll(buffer[...])
+    }
+
+    /// Flushes, then closes the file (standard output stays open for the process). Closing reports the
+    /// errors a file system may defer until then (NFS, quotas).
+    func close() throws(HTTPWireError) {
+        try flush()
+        guard fd >= 0, fd != STDOUT_FILENO else { return }
+        let descriptor = fd
+        fd = -1
+        if Glibc.close(descriptor) != 0 && errno != EINTR { throw .localWriteFailed(path: name, errno: errno) }
+    }
+
+    deinit {
+        if fd >= 0 && fd != STDOUT_FILENO { Glibc.close(fd) }
+    }
+
+    /// write(2) until every byte is out, continuing after short writes and EINTR.
+    private func writeAll(_ bytes: ArraySlice<UInt8>) throws(HTTPWireError) {
+        lastWrite = ContinuousClock.now
+        let failure: Int32? = bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+        if let failure { throw .localWriteFailed(path: name, errno: failure) }
+    }
+}

@@ -1,0 +1,79 @@
+// ClientSettings: how the common options of wire's request commands become an HTTPClient (edge layer).
+// -H, -v, --timeout, --connect-timeout, --cacert and --max-redirects map one to one onto ClientConfiguration
+// and HTTPRequest fields; --fail becomes a status check. Each command file then makes one library call with
+// the client this file builds. Nothing here sends a request or writes a body.
+
+import HTTPWire
+import HTTPWireCodec
+
+/// The bridge from parsed options to the library's configuration, shared by every request command.
+enum ClientSettings {
+    /// The client configuration the options ask for.
+    ///
+    /// `--cacert FILE` replaces the system trust store, as curl's option does: a user naming a CA bundle
+    /// means "trust exactly these", and a test CA must not be diluted by the system's hundred roots.
+    static func configuration(for command: ParsedCommand) -> ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.defaultFields = ["User-Agent": "wire/" + Help.version]
+        if let seconds = command.timeoutSeconds { configuration.timeouts.total = .seconds(seconds) }
+        if let seconds = command.connectTimeoutSeconds { configuration.timeouts.connect = .seconds(seconds) }
+        if let caFile = command.caFile {
+            configuration.tls.trustsSystemRoots = false
+            configuration.tls.additionalTrustRoots = [.file(path: caFile)]
+        }
+        configuration.redirects = RedirectPolicy(maxRedirects: command.maxRedirects)
+        // --parallel N needs N connections to one origin at once; the pool's default allows 8.
+        configuration.pool.maxConnectionsPerOrigin = max(configuration.pool.maxConnectionsPerOrigin, command.parallel)
+        configuration.pool.maxIdleConnectionsPerOrigin = configuration.pool.maxConnectionsPerOrigin
+        if command.verbose { configuration.logger = verboseLine }
+        return configuration
+    }
+
+    /// The `-H` fields, in the order given.
+    static func fields(for command: ParsedCommand) -> HTTPFields {
+        var fields = HTTPFields()
+        for header in command.headers { fields.append(name: header.name, value: header.value) }
+        return fields
+    }
+
+    /// Runs `body` with a client configured from `command`, and shuts the client down after it returns
+    /// (its idle connections are closed politely). After a failure the process is about to exit, and the
+    /// kernel closes whatever is left: waiting for a connection stuck in a failed handshake would only
+    /// delay the error.
+    static func withClient<T>(
+        for command: ParsedCommand, isolation: isolated (any Actor)? = #isolation,
+        _ body: (HTTPClient) async throws -> T
+    ) async throws -> T {
+        let client = HTTPClient(configuration: configuration(for: command))
+        let result = try await body(client)
+        await client.shutdown()
+        return result
+    }
+
+    /// With `--fail`, a status of 400 or more ends the command with `HTTPWireError.httpStatus` (exit 22)
+    /// before any of the body is written, as curl's `--fail` does.
+    static func check(_ status: Status, for command: ParsedCommand) throws {
+        if command.fail && status.rawValue >= 400 { throw HTTPWireError.httpStatus(status.rawValue) }
+    }
+
+    /// One `-v` log event as curl shows it on stderr: `> ` before request-head lines, `< ` before
+    /// response-head lines, and the client's own `* ` notes as they are. Credentials arrive redacted.
+    @Sendable static func verboseLine(_ event: HTTPLogEvent) {
+        Terminal.writeError(verboseText(event))
+    }
+
+    /// The text `verboseLine` writes for `event`, ending in a newline.
+    static func verboseText(_ event: HTTPLogEvent) -> String {
+        let prefix: String
+        switch event.kind {
+        case .requestHead: prefix = "> "
+        case .responseHead: prefix = "< "
+        case .connected, .reused, .redirect, .retry: prefix = ""
+        }
+        var text = ""
+        for line in event.text.split(separator: "\n", omittingEmptySubsequences: false) {
+            text += prefix + line + "\n"
+        }
+        return text
+    }
+}

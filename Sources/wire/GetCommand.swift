@@ -1,0 +1,105 @@
+// GetCommand: `wire get URL [URL ...]` (edge layer). One library call per URL — `client.stream(request)`,
+// then the body is read piece by piece into BodyOutput — over one HTTPClient, so URLs of the same origin
+// reuse the kept-alive connection, as curl does. `--parallel N` sends up to N requests at once through the
+// pool with `client.send` and still writes the bodies in the order given. This file is also example code:
+// it shows the streaming and the concurrent use of one client.
+
+import HTTPWire
+import HTTPWireCodec
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs `wire get`.
+enum GetCommand {
+    static func run(_ command: ParsedCommand) async throws {
+        let output = BodyOutput(path: command.output)
+        try await ClientSettings.withClient(for: command) { client in
+            if command.parallel > 1 && command.urls.count > 1 {
+                try await fetchConcurrently(command, client: client, into: output)
+            } else {
+                for url in command.urls { try await fetch(url, command, client: client, into: output) }
+            }
+        }
+        try output.close()
+    }
+
+    /// One URL, streamed: the body goes out as it arrives, so memory stays flat for any size.
+    private static func fetch(
+        _ url: String, _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
+    ) async throws {
+        let request = HTTPRequest(method: .get, url: url, fields: ClientSettings.fields(for: command))
+        let response = try await client.stream(request)
+        try ClientSettings.check(response.status, for: command)
+        try output.open()
+        if command.include {
+            try output.write(
+                text: HeadText.lines(
+                    version: response.version, status: response.status, reason: response.reason,
+                    fields: response.fields) + "\n")
+        }
+        var bar = showsProgress(command) ? ProgressBar(total: response.expectedContentLength) : nil
+        var received: Int64 = 0
+        for try await piece in response.body {
+            try output.write(piece)
+            received += Int64(piece.count)
+            if let frame = bar?.update(transferred: received) { Terminal.writeError(frame) }
+        }
+        if var bar { Terminal.writeError(bar.finish()) }
+    }
+
+    /// Up to `--parallel` requests in flight; finished bodies wait until every earlier URL is written.
+    /// At most four windows' worth of bodies are held, so a slow first URL cannot make memory grow
+    /// without bound.
+    private static func fetchConcurrently(
+        _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
+    ) async throws {
+        let fields = ClientSettings.fields(for: command)
+        let urls = command.urls
+        try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
+            var nextToStart = 0
+            var nextToWrite = 0
+            var inFlight = 0
+            var finished: [Int: HTTPResponse] = [:]
+            func startMore() {
+                while inFlight < command.parallel && nextToStart < urls.count
+                    && nextToStart - nextToWrite < 4 * command.parallel
+                {
+                    let index = nextToStart
+                    group.addTask {
+                        (index, try await client.send(HTTPRequest(method: .get, url: urls[index], fields: fields)))
+                    }
+                    nextToStart += 1
+                    inFlight += 1
+                }
+            }
+            startMore()
+            while let (index, response) = try await group.next() {
+                inFlight -= 1
+                finished[index] = response
+                while let response = finished.removeValue(forKey: nextToWrite) {
+                    try ClientSettings.check(response.status, for: command)
+                    try output.open()
+                    if command.include {
+                        try output.write(
+                            text: HeadText.lines(
+                                version: response.version, status: response.status, reason: response.reason,
+                                fields: response.fields) + "\n")
+                    }
+                    try output.write(response.body)
+                    nextToWrite += 1
+                }
+                startMore()
+            }
+        }
+    }
+
+    /// A bar only when asked for, or when stderr is a terminal and the body goes to a file (a body on the
+    /// terminal and a bar on the same screen would scramble each other).
+    private static func showsProgress(_ command: ParsedCommand) -> Bool {
+        ProgressBar.isShown(
+            requested: command.progress,
+            stderrIsTerminal: command.output != nil && Terminal.isTerminal(STDERR_FILENO))
+    }
+}

@@ -1,0 +1,63 @@
+// UploadCommand: `wire upload URL -F name=value -F name=@path[;type=MIME][;filename=NAME] ...` (edge
+// layer). One library call, `client.upload(form, to:)`: a multipart/form-data POST (RFC 7578) whose file
+// parts are streamed from disk with an exact Content-Length, while its progress stream drives the bar.
+// The response body goes to standard output (or -o), as for `wire post`.
+
+import HTTPWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Runs `wire upload`.
+enum UploadCommand {
+    static func run(_ command: ParsedCommand) async throws {
+        var form = MultipartForm()
+        for part in command.form {
+            if let path = part.path {
+                var contentType: MediaType?
+                if let type = part.contentType {
+                    guard let parsed = MediaType(type) else {
+                        throw UsageError(message: "\"\(type)\" is not a media type (type/subtype)", command: .upload)
+                    }
+                    contentType = parsed
+                }
+                form.addFile(name: part.name, path: path, fileName: part.fileName, contentType: contentType)
+            } else {
+                form.addField(name: part.name, value: part.value ?? "")
+            }
+        }
+        let showsProgress = ProgressBar.isShown(
+            requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
+        let output = BodyOutput(path: command.output)
+        try await ClientSettings.withClient(for: command) { client in
+            let upload = client.upload(form, to: command.urls[0], fields: ClientSettings.fields(for: command))
+            let observer = Task {
+                var bar: ProgressBar?
+                for await progress in upload.progress where showsProgress {
+                    if bar == nil { bar = ProgressBar(total: progress.expectedBytes) }
+                    if let frame = bar?.update(transferred: progress.receivedBytes) { Terminal.writeError(frame) }
+                }
+                if var bar { Terminal.writeError(bar.finish()) }
+            }
+            let response: HTTPResponse
+            do {
+                response = try await upload.response
+                await observer.value
+            } catch {
+                await observer.value
+                throw error
+            }
+            try ClientSettings.check(response.status, for: command)
+            try output.open()
+            if command.include {
+                try output.write(
+                    text: HeadText.lines(
+                        version: response.version, status: response.status, reason: response.reason,
+                        fields: response.fields) + "\n")
+            }
+            try output.write(response.body)
+        }
+        try output.close()
+    }
+}

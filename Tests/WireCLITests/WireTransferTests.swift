@@ -1,0 +1,138 @@
+// WireTransferTests: `wire download` and `wire upload` run as a user runs them — a download killed with
+// SIGKILL and run again resumes with Range + If-Range into a byte-identical file, Ctrl-C exits 130 and
+// keeps the partial data, the progress bar appears on a terminal and not in a pipe, and a multipart
+// upload reaches the server whole.
+
+import FixtureServer
+import Foundation
+import HTTPWire
+import Testing
+
+@Suite(.serialized) struct WireTransferTests {
+    /// A fresh directory for one test's files.
+    private func makeDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wire-transfer-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    /// Waits (up to `timeout`) until `path` holds at least `bytes` bytes.
+    private func waitForFile(_ path: String, atLeast bytes: Int, timeout: Duration = .seconds(20)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while fileSize(path) < bytes {
+            try #require(ContinuousClock.now < deadline, "\(path) stayed at \(fileSize(path)) bytes")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private func reference(_ url: String) async throws -> [UInt8] {
+        let client = HTTPClient()
+        let body = try await client.get(url).body
+        await client.shutdown()
+        return body
+    }
+
+    @Test(
+        "a download killed with SIGKILL resumes with Range and If-Range into an identical file", .timeLimit(.minutes(1))
+    )
+    func killedAndResumed() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withFixtureServer { server in
+            // 1 MB in 10 KB pieces every 10 ms: about a second, long enough to kill it part-way.
+            let url = server.baseURL + "bytes/1000000?interval_ms=10&piece=10000"
+            let target = directory + "/file.bin"
+            let first = try WireProcess.start(["download", url, "-o", target])
+            try await waitForFile(target + ".part", atLeast: 300_000)
+            // The resume record is committed every 250 ms; give it one commit past the bytes seen.
+            try await Task.sleep(for: .milliseconds(300))
+            first.send(SIGKILL)
+            let killed = try await first.finish()
+            #expect(killed.status == 128 + SIGKILL)
+            #expect(!FileManager.default.fileExists(atPath: target))
+
+            let second = try await WireProcess.run(["download", url, "-o", target])
+            #expect(second.status == 0, "\(second.standardError)")
+            let last = try #require(server.requestLog.last)
+            let range = try #require(last.fields["Range"])
+            #expect(range.hasPrefix("bytes=") && range != "bytes=0-")
+            #expect(last.fields["If-Range"] == "\"bytes-1000000-0\"")
+            let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: target)))
+            #expect(written == (try await reference(server.baseURL + "bytes/1000000")))
+            #expect(!FileManager.default.fileExists(atPath: target + ".part"))
+        }
+    }
+
+    @Test("Ctrl-C exits 130 and keeps the partial file for the next run", .timeLimit(.minutes(1)))
+    func interrupted() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withFixtureServer { server in
+            let url = server.baseURL + "bytes/1000000?interval_ms=20&piece=10000"
+            let target = directory + "/file.bin"
+            let running = try WireProcess.start(["download", url, "-o", target])
+            try await waitForFile(target + ".part", atLeast: 100_000)
+            running.send(SIGINT)
+            let result = try await running.finish()
+            #expect(result.status == 130)
+            #expect(result.standardError == "wire: error: interrupted\n")
+            let kept = fileSize(target + ".part")
+            #expect(kept >= 100_000 && kept < 1_000_000)
+            #expect(FileManager.default.fileExists(atPath: target + ".part.resume"))
+
+            let resumed = try await WireProcess.run(["download", url, "-o", target])
+            #expect(resumed.status == 0)
+            #expect(server.requestLog.last?.fields["Range"] != nil)
+            #expect(fileSize(target) == 1_000_000)
+        }
+    }
+
+    @Test("the progress bar is drawn on a terminal and absent in a pipe", .timeLimit(.minutes(1)))
+    func progressBar() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withFixtureServer { server in
+            let url = server.baseURL + "bytes/300000?interval_ms=20&piece=30000"
+            let terminal = try await WireProcess.underPseudoTerminal(
+                ["download", url, "-o", directory + "/a"], columns: 100)
+            #expect(terminal.status == 0)
+            #expect(terminal.standardOutput.contains("\r"))
+            #expect(terminal.standardOutput.contains("100% ["))
+            #expect(terminal.standardOutput.contains("293.0 KiB / 293.0 KiB"))
+
+            let piped = try await WireProcess.run(["download", url, "-o", directory + "/b"])
+            #expect(piped.status == 0)
+            #expect(piped.standardError.isEmpty)
+            #expect(piped.standardOutput.isEmpty)
+
+            let forced = try await WireProcess.run(["download", url, "-o", directory + "/c", "--restart", "--progress"])
+            #expect(forced.standardError.contains("100% ["))
+        }
+    }
+
+    @Test("upload sends fields and files as one multipart/form-data body", .timeLimit(.minutes(1)))
+    func upload() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let image = [UInt8](repeating: 0xAB, count: 70_000)
+        try Data(image).write(to: URL(fileURLWithPath: directory + "/photo.png"))
+        try await withFixtureServer { server in
+            let result = try await WireProcess.run([
+                "upload", server.baseURL + "echo", "-F", "caption=Dunes at dawn",
+                "-F", "photo=@\(directory)/photo.png;type=image/png;filename=dunes.png",
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            let head = try #require(server.requestLog.last)
+            #expect(head.method == .post)
+            #expect(head.fields["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+            let length = try #require(head.fields["Content-Length"].flatMap { Int($0) })
+            #expect(length > 70_000)
+            #expect(result.standardOutput.contains("Dunes at dawn"))
+            #expect(result.standardOutput.contains("filename=\\\"dunes.png\\\""))
+        }
+    }
+}
