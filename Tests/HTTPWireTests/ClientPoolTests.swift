@@ -33,6 +33,28 @@ import Testing
         }
     }
 
+    @Test("requests waiting for a connection are served first in, first out", .timeLimit(.minutes(1)))
+    func fifo() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.pool.maxConnectionsPerOrigin = 1 }
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            // The one connection stays leased while this response's body is unread.
+            let busy = try await client.stream(HTTPRequest(url: "bytes/1000"))
+            var waiting: [Task<HTTPResponse, any Error>] = []
+            for index in 1...5 {
+                waiting.append(Task { try await client.get("echo?order=\(index)") })
+                // The next one queues only once this one is waiting, so the queue order is known.
+                #expect(await eventually { client.pool.snapshot(of: origin).waiting == index })
+            }
+            #expect(try await busy.collect(upTo: 1000).count == 1000)
+            for task in waiting { _ = try await task.value }
+            let order = server.requestLog.map(\.target).filter { $0.hasPrefix("/echo") }
+            #expect(order == (1...5).map { "/echo?order=\($0)" })
+            #expect(client.connectionsOpened == 1)
+            await client.shutdown()
+        }
+    }
+
     @Test("bytes after a response make the connection unusable, never the next response", .timeLimit(.minutes(1)))
     func extraBytes() async throws {
         try await withFixtureServer { server in
@@ -43,6 +65,44 @@ import Testing
             #expect(client.connectionsOpened == 2)
             await client.shutdown()
         }
+    }
+
+    @Test("bytes that arrive on an idle connection make it unusable (response splitting)", .timeLimit(.minutes(1)))
+    func bytesWhileIdle() async throws {
+        // A server that answers the first request, then, once the connection is idle, sends a second
+        // complete response nobody asked for; a later connection answers "fresh".
+        let listener = try Listener.bind()
+        let (sent, sentSignal) = AsyncStream<Void>.makeStream()
+        let server = Task {
+            guard let first = try? await listener.accept() else { return }
+            var buffer: [UInt8] = []
+            _ = try? await first.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+            try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
+            try? await Task.sleep(for: .milliseconds(50))
+            try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged".utf8), deadline: .never)
+            sentSignal.yield()
+            while let next = try? await listener.accept() {
+                buffer.removeAll()
+                _ = try? await next.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+                try? await next.write(
+                    Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfresh".utf8),
+                    deadline: .never)
+                await next.close()
+            }
+            await first.close()
+        }
+        let client = HTTPClient()
+        let url = "http://127.0.0.1:\(listener.port)/"
+        #expect(try await client.get(url).text == "first")
+        for await _ in sent { break }
+        // The forged bytes are on the wire; give them time to cross loopback into the client's socket.
+        let idle = try #require(client.pool.establishedConnections.first)
+        #expect(await eventually { !idle.socket.hasNothingToReadNow() })
+        #expect(try await client.get(url).text == "fresh")
+        #expect(client.connectionsOpened == 2)
+        await client.shutdown()
+        await listener.close()
+        await server.value
     }
 
     @Test(
@@ -168,6 +228,22 @@ import Testing
         }
     }
 
+    @Test("a streamed response without a body returns its connection unread", .timeLimit(.minutes(1)))
+    func bodylessStream() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
+            for request in [HTTPRequest(method: .head, url: "bytes/1000"), HTTPRequest(url: "status/204")] {
+                let response = try await client.stream(request)
+                #expect(response.expectedContentLength == 0)
+                #expect(client.pool.snapshot(of: origin).idle == 1)
+            }
+            _ = try await client.get("json")
+            #expect(client.connectionsOpened == 1)
+            await client.shutdown()
+        }
+    }
+
     @Test("an idle connection is closed after the idle timeout", .timeLimit(.minutes(1)))
     func idleTimeout() async throws {
         try await withFixtureServer { server in
@@ -200,57 +276,5 @@ import Testing
             await client.shutdown()
             await #expect(throws: CancellationError.self) { _ = try await client.get("json") }
         }
-    }
-}
-
-/// A one-route server that answers the first request of its first connection with "first", reads the
-/// second request and closes without a byte of answer (a server that timed the connection out as the
-/// request arrived), and answers "retried" on every later connection.
-struct DroppingServer: Sendable {
-    let listener: Listener
-    let task: Task<Void, Never>
-    var port: Int { listener.port }
-
-    static func start() throws -> DroppingServer {
-        let listener = try Listener.bind()
-        let task = Task {
-            guard let first = try? await listener.accept() else { return }
-            _ = try? await readRequest(first)
-            try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
-            _ = try? await readRequest(first)
-            await first.close()
-            while let next = try? await listener.accept() {
-                _ = try? await readRequest(next)
-                try? await next.write(
-                    Array("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nretried".utf8),
-                    deadline: .never)
-                await next.close()
-            }
-        }
-        return DroppingServer(listener: listener, task: task)
-    }
-
-    /// Reads one request: the head, and the body it announces (Content-Length or chunked up to "0\r\n\r\n").
-    private static func readRequest(_ socket: TCPSocket) async throws {
-        var decoder = RequestDecoder()
-        var buffer: [UInt8] = []
-        while true {
-            switch try decoder.nextEvent() {
-            case .end, .paused: return
-            case .head, .body: continue
-            case .needMoreData:
-                buffer.removeAll(keepingCapacity: true)
-                let count = try await socket.read(
-                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
-                decoder.feed(count == 0 ? [] : buffer[...])
-                if count == 0 { return }
-            }
-        }
-    }
-
-    func stop() async {
-        await listener.close()
-        task.cancel()
-        await task.value
     }
 }

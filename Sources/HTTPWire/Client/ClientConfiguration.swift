@@ -47,7 +47,9 @@ public struct ClientConfiguration: Sendable {
 
     /// Deadlines for the phases of a request. Each expiry is reported as `HTTPWireError.timedOut(phase)`.
     public struct Timeouts: Sendable, Hashable {
-        /// Resolving, connecting and the TLS handshake. Default 10 s, like a browser's connect timeout.
+        /// Resolving, connecting and the TLS handshake, per connection attempt. Default 10 s, like a browser's
+        /// connect timeout. Waiting in the pool's queue for a busy origin's connection is not connecting: only
+        /// `total` bounds that.
         public var connect: Duration = .seconds(10)
         /// The longest wait for any progress (a byte sent or received) once connected. Default 30 s.
         public var idle: Duration = .seconds(30)

@@ -25,6 +25,8 @@ final class ExchangeControl: Sendable {
         var writerError: (any Error)?
         /// The final response head has arrived: from then on the machine hears of writer failures directly.
         var isHeadReceived = false
+        /// When the writer sent the last body byte (monotonic nanoseconds), for the head's idle timeout.
+        var bodyFinishedAt: UInt64?
     }
 
     /// A pthread lock rather than `Mutex`, so ThreadSanitizer sees the ordering it creates (see LockedState).
@@ -108,6 +110,45 @@ final class ExchangeControl: Sendable {
 
     /// The writer's failure, if any.
     var writerError: (any Error)? { state.withLock { $0.writerError } }
+
+    // MARK: Waiting for the head after a large body
+
+    /// What the head watchdog should do now.
+    enum HeadWait {
+        /// The head arrived or the exchange ended: nothing to watch.
+        case over
+        /// The body is still being sent; its writes have deadlines of their own.
+        case sending
+        /// The body was sent this many nanoseconds ago and no head has come.
+        case waitingSince(elapsedNanoseconds: UInt64)
+    }
+
+    /// Records that the writer sent the whole body.
+    func bodySent() {
+        let now = Deadline.nowNanoseconds()
+        state.withLock { $0.bodyFinishedAt = now }
+    }
+
+    /// The head did not come within the idle timeout after the body: unless it arrived meanwhile, the
+    /// connection is closed and the reader reports `timedOut(.head)` (recorded like a writer failure).
+    func headTimedOut() {
+        let isLate = state.withLock { state -> Bool in
+            guard !state.isHeadReceived, !state.isReleased else { return false }
+            state.writerError = HTTPWireError.timedOut(.head)
+            return true
+        }
+        if isLate { lease.connection.stream.closeSoon() }
+    }
+
+    /// Where the wait for the head stands.
+    var headWait: HeadWait {
+        state.withLock { state in
+            if state.isHeadReceived || state.isReleased { return .over }
+            guard let finished = state.bodyFinishedAt else { return .sending }
+            let now = Deadline.nowNanoseconds()
+            return .waitingSince(elapsedNanoseconds: now > finished ? now - finished : 0)
+        }
+    }
 
     // MARK: 100-continue
 

@@ -64,8 +64,8 @@ struct ExchangeDriver {
         var writer: Task<Void, Never>?
         switch control.handle({ $0.headSent() }) {
         case .sendBody:
-            if inline != nil {
-                reportProgress(sent: Int64(inline!.count))
+            if let inline {
+                reportProgress(sent: Int64(inline.count))
                 control.handle { $0.bodyChunkSent() }
                 control.handle { $0.bodyFinished() }
             } else {
@@ -84,8 +84,13 @@ struct ExchangeDriver {
         case .wait, .sendHead, .stopSendingBody, .returnToPool, .closeConnection, .retry, .fail, .failCancelled:
             break
         }
+        // While a writer sends the body, the head may legitimately take longer than the idle timeout (a
+        // slow server reading a large upload answers at the end): the writes carry the idle deadlines then,
+        // and a watchdog starts the head's idle timeout once the last body byte is sent.
+        let watchdog = writer.map { _ in startHeadWatchdog() }
+        defer { watchdog?.cancel() }
         do {
-            let (head, interim) = try await readHead()
+            let (head, interim) = try await readHead(whileSending: writer != nil)
             return (head, interim, writer)
         } catch {
             writer?.cancel()
@@ -93,8 +98,37 @@ struct ExchangeDriver {
         }
     }
 
+    /// Fails the exchange with `timedOut(.head)` when no head arrives within the idle timeout after the body
+    /// was sent; cancelled by `run` as soon as the head arrives or the exchange fails.
+    private func startHeadWatchdog() -> Task<Void, Never> {
+        let control = self.control
+        let idle = deadlines.idle
+        let idleNanoseconds =
+            UInt64(clamping: idle.components.seconds) * 1_000_000_000
+            + UInt64(clamping: idle.components.attoseconds / 1_000_000_000)
+        return Task {
+            while !Task.isCancelled {
+                let wait: Duration
+                switch control.headWait {
+                case .over:
+                    return
+                case .sending:
+                    wait = idle
+                case .waitingSince(let elapsed):
+                    guard elapsed < idleNanoseconds else {
+                        control.headTimedOut()
+                        return
+                    }
+                    wait = .nanoseconds(Int64(clamping: idleNanoseconds - elapsed))
+                }
+                try? await Task.sleep(for: wait)
+            }
+        }
+    }
+
     /// Reads until the final head, reporting 1xx responses to the machine (a 100 opens the body's gate).
-    private func readHead() async throws -> (ResponseHead, [ResponseHead]) {
+    /// `whileSending`: a writer task is sending the body, so only the total deadline bounds these reads.
+    private func readHead(whileSending: Bool) async throws -> (ResponseHead, [ResponseHead]) {
         var interim: [ResponseHead] = []
         var received = 0
         while true {
@@ -124,7 +158,8 @@ struct ExchangeDriver {
                 return (head, interim)
             case .needMoreData:
                 do {
-                    received += try await connection.receive(deadline: deadlines.forPhase(.head))
+                    let deadline = whileSending ? deadlines.total : deadlines.forPhase(.head)
+                    received += try await connection.receive(deadline: deadline)
                 } catch {
                     throw failure(error, responseBytes: received)
                 }
@@ -199,7 +234,10 @@ struct ExchangeDriver {
                     if case .sendBody = control.handle({ $0.bodyChunkSent() }) { return true }
                     return false
                 }
-                if complete { control.handle { $0.bodyFinished() } }
+                if complete {
+                    control.bodySent()
+                    control.handle { $0.bodyFinished() }
+                }
             } catch {
                 control.writerFailed(error)
             }

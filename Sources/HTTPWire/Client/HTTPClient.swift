@@ -30,10 +30,13 @@ public final class HTTPClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: ClientConfiguration
     let pool: ConnectionPool
+    /// The base URL parsed once, not per request (nil without one; the error is reported by each request).
+    private let baseURL: Result<TargetURL, CodecError>?
 
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
+        self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect, tls: configuration.tls,
@@ -93,6 +96,9 @@ public final class HTTPClient: Sendable {
                 resolved.expectContinue = false
                 continue
             }
+            // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
+            // returns the connection to the pool even if the caller never looks at the empty body.
+            if reader.expectedBytes == 0 { _ = try await reader.next() }
             return HTTPStreamingResponse(
                 status: head.status, reason: head.reason, version: head.version, fields: head.fields,
                 url: resolved.url, interimResponses: interim, body: ResponseBody(reader: reader))
@@ -113,10 +119,11 @@ public final class HTTPClient: Sendable {
         if expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
         let origin = OriginKey(
             scheme: request.url.scheme == .https ? .https : .http, host: request.url.host, port: request.url.port)
-        let connectDeadline = Swift.min(
-            Deadline.after(configuration.timeouts.connect, phase: .connect), deadlines.total)
+        // Waiting in the pool's queue is bounded by the total deadline only: a request queued behind busy
+        // connections is not failing to connect. Each connection attempt has the connect timeout of its own
+        // (the pool's), and a failed attempt fails the oldest waiter with its error.
         // The one retry goes to a new connection: an idle one is as old as the one the server just closed.
-        let lease = try await pool.lease(for: origin, deadline: connectDeadline, requiringNewConnection: isRetry)
+        let lease = try await pool.lease(for: origin, deadline: deadlines.total, requiringNewConnection: isRetry)
         if lease.isReused {
             configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))
         }
@@ -152,8 +159,8 @@ public final class HTTPClient: Sendable {
     private func resolve(_ request: HTTPRequest) throws(HTTPWireError) -> ResolvedRequest {
         var url: TargetURL
         do {
-            if let base = configuration.baseURL {
-                url = try TargetURL(base).resolving(request.url)
+            if let base = baseURL {
+                url = try base.get().resolving(request.url)
             } else {
                 url = try TargetURL(request.url)
             }

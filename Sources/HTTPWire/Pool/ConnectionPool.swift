@@ -37,6 +37,8 @@ package final class ConnectionPool: Sendable {
         var failureOverrides: [PoolStateMachine.RequestID: any Error] = [:]
         /// Established connections, by id.
         var connections: [PoolStateMachine.ConnectionID: PooledConnection] = [:]
+        /// The tasks opening connections, by id, so that shutdown can cancel them.
+        var connectTasks: [PoolStateMachine.ConnectionID: Task<Void, Never>] = [:]
         /// When each running idle timer comes due, in monotonic nanoseconds.
         var idleDeadlines: [PoolStateMachine.IdleTimer: UInt64] = [:]
         /// The task that fires idle timers; nil while no timer runs.
@@ -87,8 +89,9 @@ package final class ConnectionPool: Sendable {
     }
 
     /// A connection to `origin`: an idle one checked for liveness, a new one, or the next one released
-    /// (FIFO). `deadline` bounds the wait in the queue and the connect; cancellation removes the request
-    /// from the queue. With `requiringNewConnection` (the one retry after a reused connection failed), idle
+    /// (FIFO). `deadline` bounds the whole wait (the request's total deadline); each connection attempt is
+    /// bounded by the pool's connect timeout as well, and a failed attempt fails the oldest waiter with its
+    /// error. Cancellation removes the request from the queue. With `requiringNewConnection` (the one retry after a reused connection failed), idle
     /// connections of the origin are closed rather than used: they are as old as the one that failed.
     /// Throws connect errors (exit 6, 7, 35, 60), `timedOut`, `CancellationError`.
     package func lease(
@@ -123,19 +126,23 @@ package final class ConnectionPool: Sendable {
         perform(actions, connectError: nil)
     }
 
-    /// Closes every idle connection, fails every waiter, and returns when the busy ones have been released.
-    /// Several callers may wait; each returns once shutdown is complete.
+    /// Closes every idle connection, cancels connection attempts, fails every waiter, and returns when the
+    /// busy ones have been released. Several callers may wait; each returns once shutdown is complete.
     package func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (actions, isDone) = state.withLock { state in
+            let (actions, connecting, isDone) = state.withLock { state in
                 let actions = state.machine.shutdownRequested()
+                let connecting = Array(state.connectTasks.values)
                 if state.machine.isShutDown && !actions.contains(.shutdownComplete) {
-                    return (actions, true)  // an earlier call already finished it
+                    return (actions, connecting, true)  // an earlier call already finished it
                 }
                 state.shutdownWaiters.append(continuation)
-                return (actions, false)
+                return (actions, connecting, false)
             }
             perform(actions, connectError: nil)
+            // A connect that nobody waits for any more (say, to a black-holed address, up to the connect
+            // timeout) must not hold up the shutdown: it ends with CancellationError and reports in.
+            for task in connecting { task.cancel() }
             if isDone { continuation.resume() }
         }
     }
@@ -197,8 +204,11 @@ package final class ConnectionPool: Sendable {
     private func giveUp(_ request: PoolStateMachine.RequestID, error: any Error) {
         let actions = state.withLock { state -> [PoolStateMachine.Action] in
             guard state.waiters[request] != nil else { return [] }
-            state.failureOverrides[request] = error
-            return state.machine.leaseCancelled(request)
+            // Empty when the request was served meanwhile (its lease is on the way): nothing to fail, and no
+            // override to keep.
+            let actions = state.machine.leaseCancelled(request)
+            if !actions.isEmpty { state.failureOverrides[request] = error }
+            return actions
         }
         perform(actions, connectError: nil)
     }
@@ -218,14 +228,18 @@ package final class ConnectionPool: Sendable {
                 }
                 waiter.resume(returning: lease)
             case .createConnection(let id, let origin):
-                Task { await self.open(id, origin: origin) }
+                // Registered under the lock before it can finish, so `open` always finds its own entry to remove.
+                state.withLock { state in
+                    state.connectTasks[id] = Task { await self.open(id, origin: origin) }
+                }
             case .scheduleIdleTimeout(let timer):
                 let due = Deadline.after(idleTimeout, phase: .total).uptimeNanoseconds
-                let mustStartReaper = state.withLock { state in
+                state.withLock { state in
                     state.idleDeadlines[timer] = due
-                    return state.reaper == nil
+                    // Started under the lock: the reaper's first look at the state waits for this to finish,
+                    // and it clears `reaper` itself, under the lock, only when it finds no timer left.
+                    if state.reaper == nil { state.reaper = makeReaper() }
                 }
-                if mustStartReaper { startReaper() }
             case .cancelIdleTimeout(let timer):
                 state.withLock { _ = $0.idleDeadlines.removeValue(forKey: timer) }
             case .closeConnection(let id):
@@ -259,22 +273,16 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Idle timers
 
-    /// Starts the task that fires idle timers as they come due. It holds the pool weakly and ends when no
-    /// timer is left (or the pool is gone).
-    private func startReaper() {
-        let task = Task { [weak self] in
+    /// The task that fires idle timers as they come due. It holds the pool weakly and ends when no timer is
+    /// left (or the pool is gone). Made while holding the state lock.
+    private func makeReaper() -> Task<Void, Never> {
+        Task { [weak self] in
             while let delay = self?.nextIdleDeadlineDelay() {
                 try? await Task.sleep(for: delay)
                 if Task.isCancelled { return }
                 self?.fireExpiredIdleTimers()
             }
         }
-        let spare = state.withLock { state -> Task<Void, Never>? in
-            if state.reaper != nil || state.idleDeadlines.isEmpty { return task }
-            state.reaper = task
-            return nil
-        }
-        spare?.cancel()
     }
 
     /// How long until the earliest idle timer comes due; nil (and the reaper forgotten) when none runs.
@@ -313,13 +321,17 @@ package final class ConnectionPool: Sendable {
                 id: id, origin: origin, tls: tls, deadline: .after(connectTimeout, phase: .connect))
             onConnect?(connection)
             let actions = state.withLock { state in
+                state.connectTasks[id] = nil
                 state.connections[id] = connection
                 state.connectionsOpened += 1
                 return state.machine.connectionEstablished(id)
             }
             perform(actions, connectError: nil)
         } catch {
-            let actions = state.withLock { $0.machine.connectionFailed(id) }
+            let actions = state.withLock { state in
+                state.connectTasks[id] = nil
+                return state.machine.connectionFailed(id)
+            }
             perform(actions, connectError: error)
         }
     }

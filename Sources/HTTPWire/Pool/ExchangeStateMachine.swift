@@ -16,9 +16,9 @@
 //   still expect the announced body bytes, the connection is closed after the response.
 // - The connection goes back to the pool only if the request was sent in full, the response ended, both sides
 //   keep the connection alive (RFC 9112 §9.3) and no byte follows the response.
-// - A failure before any response byte on a reused connection is retried once when the method is idempotent
-//   (RFC 9110 §9.2.2) and the body can be sent again (RFC 9112 §9.3.1; Go's `checkTransportResend`):
-//   the server probably closed the idle connection as we wrote. On a fresh connection it is an error:
+// - A lost connection (end of stream, reset, failed write) before any response byte on a reused connection is
+//   retried once when the method is idempotent (RFC 9110 §9.2.2) and the body can be sent again (RFC 9112
+//   §9.3.1; Go's `checkTransportResend`): the server probably closed the idle connection as we wrote. On a fresh connection it is an error:
 //   an end of stream there is curl's "empty reply from server" (exit 52).
 
 import HTTPWireCodec
@@ -300,7 +300,7 @@ package struct ExchangeStateMachine: Sendable {
             return .wait
         case .idle, .sendingHead, .awaitingContinue, .sendingBody, .awaitingHead:
             state = .finished
-            return beforeAnyResponseByte && mayRetry ? .retry : .fail(error)
+            return beforeAnyResponseByte && mayRetry && Self.isConnectionLoss(error) ? .retry : .fail(error)
         case .receivingBody(.sending), .receivingBody(.sent), .receivingBody(.abandoned):
             state = .finished
             return .fail(error)
@@ -316,6 +316,20 @@ package struct ExchangeStateMachine: Sendable {
             .sendingBodyAfterResponse:
             state = .finished
             return .failCancelled
+        }
+    }
+
+    /// Failures that mean the server closed or dropped the connection (what a stale kept-alive connection
+    /// looks like): an end of stream, a reset, a refused write. A timeout or a malformed byte says the
+    /// server is slow or broken, and sending the request again would only repeat that.
+    private static func isConnectionLoss(_ error: HTTPWireError) -> Bool {
+        switch error {
+        case .emptyReply, .sendFailed, .receiveFailed:
+            return true
+        case .invalidURL, .invalidRequest, .couldNotResolveHost, .couldNotConnect, .malformedResponse, .bodyTruncated,
+            .bodyTooLarge, .httpStatus, .localWriteFailed, .localReadFailed, .localFileChanged, .timedOut,
+            .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected:
+            return false
         }
     }
 
