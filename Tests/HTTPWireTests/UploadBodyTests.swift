@@ -133,13 +133,16 @@ import Testing
         #expect(log.contains { $0.contains("PUT /upload") || $0.contains("bad request") }, "\(log)")
     }
 
-    @Test("a 200 MB upload keeps the process's memory flat", .timeLimit(.minutes(2)))
-    func memoryStaysFlat() async throws {
+    @Test(
+        "a 200 MB upload keeps the process's memory flat", .timeLimit(.minutes(2)),
+        arguments: UploadHarness.Transport.allCases)
+    func memoryStaysFlat(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("large.bin").path
         let size: Int64 = 200_000_000
         try await UploadHarness.writeLargeFile(at: path, size: size)
-        try await withFixtureServer { server in
+        // Over TLS the file passes through user space in blocks: each must be released once written.
+        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
             let client = try UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             var form = MultipartForm()
@@ -147,16 +150,71 @@ import Testing
             form.addFile(name: "archive", path: path)
             // Warm up (connection, code paths), then measure the peak from here on.
             _ = try await client.upload(file: try directory.file("small", [1, 2, 3]), to: "sink").response
-            let isReset = UploadHarness.resetPeakResident()
-            let before = try #require(isReset ? UploadHarness.residentBytes() : UploadHarness.peakResidentBytes())
-            let fileResponse = try await client.upload(file: path, to: "sink").response
-            let formResponse = try await client.upload(form, to: "sink").response
-            let after = try #require(UploadHarness.peakResidentBytes())
-            #expect(fileResponse.fields["X-Received-Bytes"] == String(size))
-            #expect(Int64(formResponse.fields["X-Received-Bytes"] ?? "") ?? 0 > size)
-            // Generous, because VmHWM is the whole process's and other suites allocate in parallel (alone
-            // this test grows the peak by a few MiB); holding the file would cost 200 MB.
-            #expect(after - before < 128 << 20, "peak grew by \((after - before) >> 20) MiB")
+            // VmHWM is the whole process's, and other suites allocate in parallel; alone, this test grows
+            // the peak by a few MiB. So it measures up to three times and needs one clean measurement: an
+            // upload that held the file would grow the peak by 200 MB every time.
+            var growths: [Int64] = []
+            for _ in 0..<3 {
+                let isReset = UploadHarness.resetPeakResident()
+                let before = try #require(isReset ? UploadHarness.residentBytes() : UploadHarness.peakResidentBytes())
+                let fileResponse = try await client.upload(file: path, to: "sink").response
+                let formResponse = try await client.upload(form, to: "sink").response
+                let after = try #require(UploadHarness.peakResidentBytes())
+                #expect(fileResponse.fields["X-Received-Bytes"] == String(size))
+                #expect(Int64(formResponse.fields["X-Received-Bytes"] ?? "") ?? 0 > size)
+                growths.append(after - before)
+                if after - before < 48 << 20 { break }
+            }
+            #expect(growths.contains { $0 < 48 << 20 }, "peak grew by \(growths.map { $0 >> 20 }) MiB")
         }
+    }
+}
+
+extension UploadBodyTests {
+    /// Held only by a reactor operation's closure.
+    final class Token: Sendable {}
+
+    @Test("a finished reactor operation lets go of what its closure held", .timeLimit(.minutes(1)))
+    func finishedOperationReleasesItsClosure() async throws {
+        // Over TLS each block of a file upload is held by the closure of the write that sent it. While a long
+        // wait (the response head) sits at the top of the reactor's deadline heap, finished writes stay in
+        // the heap until it is swept, so a closure kept there would keep its block (hundreds of MiB).
+        let server = try EchoServer.start()
+        let deadline = Deadline.after(.seconds(20), phase: .body)
+        let waiting = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
+        let other = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
+        // The long wait: nothing is ever sent on `waiting`, and its deadline is the earliest.
+        let longWait = Task {
+            var buffer: [UInt8] = []
+            return try await waiting.read(into: &buffer, maxBytes: 16, deadline: .after(.seconds(10), phase: .body))
+        }
+        weak var weakToken: Token?
+        do {
+            let token = Token()
+            weakToken = token
+            let descriptor = other.descriptor
+            let hasWaited = Atomic(false)
+            // The first attempt sends one byte and waits for its echo (so the operation is parked and in the
+            // heap); a later attempt reads the echo and finishes.
+            let echoed: Int = try await Reactor.shared.perform(
+                on: descriptor, deadline: .after(.seconds(15), phase: .body)
+            ) {
+                _ = token
+                var byte: UInt8 = 0x2A
+                if !hasWaited.load(ordering: .relaxed) {
+                    hasWaited.store(true, ordering: .relaxed)
+                    _ = Glibc.write(descriptor.rawValue, &byte, 1)
+                    return .wait(.readable)
+                }
+                return Glibc.read(descriptor.rawValue, &byte, 1) == 1 ? .finished(1) : .wait(.readable)
+            }
+            #expect(echoed == 1 && hasWaited.load(ordering: .relaxed))
+        }
+        #expect(weakToken == nil, "the finished operation still holds its closure")
+        longWait.cancel()
+        _ = try? await longWait.value
+        await other.close()
+        await waiting.close()
+        await server.stop()
     }
 }

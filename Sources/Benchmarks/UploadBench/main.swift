@@ -4,6 +4,7 @@
 // measured here shares its process with nothing else).
 //
 //   UploadBench [SIZE_MIB] [ROUNDS] [SINK_URL]     defaults: 1024 MiB, 3 rounds, a child FixtureServer /sink
+//   UPLOADBENCH_TLS_DIR=DIR UploadBench ...        the same over TLS (DIR from Fixtures/tls/make-certs.sh)
 //
 // Each round uploads the file with HTTPWire (PUT of the file as the body; POST of a one-file multipart
 // form) and with curl (`-T` streams a PUT, `-F file=@` streams a form, `--data-binary @` reads the whole
@@ -22,8 +23,16 @@ import HTTPWireCodec
 
 // MARK: Child mode: the sink
 
+/// With UPLOADBENCH_TLS_DIR set to a directory made by Fixtures/tls/make-certs.sh, everything runs over
+/// TLS: the sink presents leaf.pem, HTTPWire and curl trust ca.pem.
+let tlsDirectory = getenv("UPLOADBENCH_TLS_DIR").map { String(cString: $0) }
+
 if CommandLine.arguments.dropFirst().first == "--serve-sink" {
-    let server = try await FixtureServer.start()
+    let tls = tlsDirectory.map {
+        TLSServerConfiguration(
+            certificateChain: .file(path: $0 + "/leaf.pem"), privateKey: .file(path: $0 + "/leaf.key"))
+    }
+    let server = try await FixtureServer.start(tls: tls)
     // Unbuffered, so the parent reads the port at once.
     let line = Array("\(server.port)\n".utf8)
     _ = write(1, line, line.count)
@@ -169,7 +178,7 @@ if let given = arguments.dropFirst(2).first {
         exit(1)
     }
     sinkChild = child
-    sinkURL = "http://127.0.0.1:\(child.readLine())/sink"
+    sinkURL = "\(tlsDirectory == nil ? "http" : "https")://127.0.0.1:\(child.readLine())/sink"
 }
 
 print("UploadBench: \(sizeMiB) MiB from \(path) to \(sinkURL), \(rounds) rounds; MB = 10^6 bytes")
@@ -180,7 +189,13 @@ var failures: [String: Int] = [:]
 /// CPU seconds of the uploading process per round: a figure the other programs on a shared machine move less.
 var cpu: [String: [Double]] = [:]
 let clock = ContinuousClock()
-let client = HTTPClient()
+var configuration = ClientConfiguration()
+if let tlsDirectory {
+    configuration.tls = TLSConfiguration(
+        trustsSystemRoots: false, additionalTrustRoots: [.file(path: tlsDirectory + "/ca.pem")])
+}
+let client = HTTPClient(configuration: configuration)
+let curlTLS = tlsDirectory.map { ["--cacert", $0 + "/ca.pem"] } ?? []
 var failed = false
 
 for _ in 0..<rounds {
@@ -212,7 +227,8 @@ for _ in 0..<rounds {
     for (name, options) in curlRuns {
         start = clock.now
         guard
-            let curl = Child.spawn("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-H", "Expect:"] + options + [sinkURL])
+            let curl = Child.spawn(
+                "/usr/bin/curl", ["-sS", "-o", "/dev/null", "-H", "Expect:"] + curlTLS + options + [sinkURL])
         else {
             print("UploadBench: cannot run /usr/bin/curl")
             exit(1)

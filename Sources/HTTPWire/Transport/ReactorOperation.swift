@@ -88,8 +88,11 @@ package class AnyReactorOperation: @unchecked Sendable {
 
 /// An operation producing `Value`, with the continuation of the task that awaits it.
 package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unchecked Sendable {
-    /// One attempt: non-blocking calls only. Runs on the reactor thread.
-    private let body: () throws -> ReactorStep<Value>
+    /// One attempt: non-blocking calls only. Runs on the reactor thread. Dropped when the operation finishes:
+    /// the deadline heap keeps finished operations until it sweeps them (up to ~1,000 while one long wait,
+    /// such as a response head during an upload, sits at its top), and a write's closure holds the bytes
+    /// it wrote, so keeping the closure would keep every block of a TLS upload alive.
+    private var body: (() throws -> ReactorStep<Value>)?
     /// Set by the submitting task before the reactor sees the operation; taken out by `finish`.
     var continuation: CheckedContinuation<Value, any Error>?
 
@@ -99,6 +102,7 @@ package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unc
     }
 
     override func attempt() -> Interest? {
+        guard let body else { return nil }
         do {
             switch try body() {
             case .finished(let value):
@@ -121,6 +125,7 @@ package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unc
     private func finish(_ result: Result<Value, any Error>) {
         guard isPending else { return }
         state = .finished
+        body = nil
         guard let continuation else {
             preconditionFailure("reactor operation finished without a continuation")
         }
