@@ -76,8 +76,8 @@ enum CommandOption: CaseIterable {
         case .sha256: return "check the finished file's SHA-256 against HEX"
         case .retry: return "retry a failed transfer up to N times, resuming where it stopped"
         case .port: return "listen on port N (default 0: the system picks a free port)"
-        case .tls: return "serve HTTPS with a throwaway test certificate"
-        case .log: return "print one line per request on stderr"
+        case .tls: return "serve HTTPS with a throwaway test CA (needs this checkout and openssl)"
+        case .log: return "print one line per request on stderr, with its Range and If-Range"
         case .help: return "show this help"
         }
     }

@@ -246,7 +246,7 @@ final class DemoTour {
                 download.resume()
             case .restarted(let cause):
                 restarted = true
-                say("  the download starts again from byte 0: \(cause)\n")
+                say("  the download starts again from byte 0: \(DownloadCommand.explanation(of: cause))\n")
             default:
                 break
             }

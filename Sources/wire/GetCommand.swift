@@ -15,12 +15,19 @@ import HTTPWireCodec
 enum GetCommand {
     static func run(_ command: ParsedCommand) async throws {
         let output = BodyOutput(path: command.output)
-        try await ClientSettings.withClient(for: command) { client in
-            if command.parallel > 1 && command.urls.count > 1 {
-                try await fetchConcurrently(command, client: client, into: output)
-            } else {
-                for url in command.urls { try await fetch(url, command, client: client, into: output) }
+        do {
+            try await ClientSettings.withClient(for: command) { client in
+                if command.parallel > 1 && command.urls.count > 1 {
+                    try await fetchConcurrently(command, client: client, into: output)
+                } else {
+                    for url in command.urls { try await fetch(url, command, client: client, into: output) }
+                }
             }
+        } catch {
+            // What arrived before the failure is written out, as curl does (a truncated body shows as far
+            // as it came); the error still decides the exit code.
+            try? output.close()
+            throw error
         }
         try output.close()
     }

@@ -32,18 +32,25 @@ enum SendCommand {
             body = .empty
         }
         let output = BodyOutput(path: command.output)
-        try await ClientSettings.withClient(for: command) { client in
-            let request = HTTPRequest(method: method, url: command.urls[0], fields: fields, body: body)
-            let response = try await client.stream(request)
-            try ClientSettings.check(response.status, for: command)
-            try output.open()
-            if command.include {
-                try output.write(
-                    text: HeadText.lines(
-                        version: response.version, status: response.status, reason: response.reason,
-                        fields: response.fields) + "\n")
+        do {
+            try await ClientSettings.withClient(for: command) { client in
+                let request = HTTPRequest(method: method, url: command.urls[0], fields: fields, body: body)
+                let response = try await client.stream(request)
+                try ClientSettings.check(response.status, for: command)
+                try output.open()
+                if command.include {
+                    try output.write(
+                        text: HeadText.lines(
+                            version: response.version, status: response.status, reason: response.reason,
+                            fields: response.fields) + "\n")
+                }
+                for try await piece in response.body { try output.write(piece) }
             }
-            for try await piece in response.body { try output.write(piece) }
+        } catch {
+            // What arrived before the failure is written out, as curl does (a truncated body shows as far
+            // as it came); the error still decides the exit code.
+            try? output.close()
+            throw error
         }
         try output.close()
     }

@@ -1,0 +1,77 @@
+// WireServeTests: `wire serve` run as a user runs it — it prints its base URL, serves a directory and the
+// fixture routes, logs each request with its Range and If-Range fields, serves HTTPS with throwaway
+// certificates that `--cacert` then trusts, and stops on Ctrl-C with exit 0.
+
+import Foundation
+import Testing
+
+@Suite struct WireServeTests {
+    /// Waits until the server has printed its base URL, and returns it (`http://127.0.0.1:PORT/`).
+    private func baseURL(of server: RunningWire) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(40)
+        while ContinuousClock.now < deadline {
+            let text = String(decoding: server.outputSoFar, as: UTF8.self)
+            if let range = text.range(of: "the test routes at ") {
+                let rest = text[range.upperBound...]
+                if let end = rest.firstIndex(of: "\n") { return String(rest[..<end]) }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw CancellationError()
+    }
+
+    @Test(
+        "serve prints its URL, serves DIR with ranges, logs Range and If-Range, and stops on Ctrl-C",
+        .timeLimit(.minutes(1)))
+    func serve() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-serve-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data("0123456789abcdef".utf8).write(to: URL(fileURLWithPath: directory + "/digits.txt"))
+
+        let server = try WireProcess.start(["serve", directory, "--log"])
+        let base = try await baseURL(of: server)
+        #expect(base.hasPrefix("http://127.0.0.1:"))
+        let whole = try await WireProcess.run(["get", base + "files/digits.txt"])
+        #expect(whole.standardOutput == "0123456789abcdef")
+        let part = try await WireProcess.run([
+            "get", base + "files/digits.txt", "-H", "Range: bytes=10-", "-H", "If-Range: \"nope\"", "-i",
+        ])
+        // An If-Range that does not match makes the server ignore Range: the whole file, 200.
+        #expect(part.standardOutput.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(part.standardOutput.hasSuffix("\n\n0123456789abcdef"))
+        let ranged = try await WireProcess.run(["get", base + "files/digits.txt", "-H", "Range: bytes=10-"])
+        #expect(ranged.standardOutput == "abcdef")
+
+        server.send(SIGINT)
+        let result = try await server.finish()
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("routes:"))
+        let log = result.standardError.split(separator: "\n").map(String.init)
+        #expect(log.contains { $0.hasSuffix("GET /files/digits.txt -> 200") })
+        #expect(log.contains { $0.hasSuffix("-> 200  [Range: bytes=10-]  [If-Range: \"nope\"]") })
+        #expect(log.contains { $0.hasSuffix("-> 206  [Range: bytes=10-]") })
+        #expect(log.last == "wire: server stopped")
+    }
+
+    @Test("serve --tls makes a throwaway CA that --cacert trusts", .timeLimit(.minutes(1)))
+    func tls() async throws {
+        let server = try WireProcess.start(["serve", "--tls"])
+        let base = try await baseURL(of: server)
+        #expect(base.hasPrefix("https://127.0.0.1:"))
+        let text = String(decoding: server.outputSoFar, as: UTF8.self)
+        let caLine = try #require(text.split(separator: "\n").first { $0.contains("--cacert ") })
+        let caFile = try #require(caLine.split(separator: " ").drop { $0 != "--cacert" }.dropFirst().first)
+
+        let trusted = try await WireProcess.run(["get", base + "json", "--cacert", String(caFile)])
+        #expect(trusted.status == 0, "\(trusted.standardError)")
+        #expect(trusted.standardOutput.contains("hello from the HTTPWire fixture server"))
+        let untrusted = try await WireProcess.run(["get", base + "json"])
+        #expect(untrusted.status == 60)
+
+        server.send(SIGINT)
+        #expect(try await server.finish().status == 0)
+        try? FileManager.default.removeItem(
+            atPath: URL(fileURLWithPath: String(caFile)).deletingLastPathComponent().path)
+    }
+}
