@@ -67,10 +67,11 @@ let workloads: [Workload] = [
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.2),
         contenders: [
             Contender(name: "curl -o /dev/null", arguments: curlFlags + ["-o", "/dev/null", large], isBaseline: true),
-            Contender(
-                name: "HTTPWire splice → /dev/null", arguments: [wireBench, "download", large, "/dev/null"],
-                isChecked: true, peakRSSLimitKiB: rssLimitKiB),
+            Contender(name: "HTTPWire splice → /dev/null", arguments: [wireBench, "download", large, "/dev/null"]),
             Contender(name: "HTTPWire read + discard", arguments: [wireBench, "discard", large]),
+            Contender(
+                name: "HTTPWire drop in kernel (MSG_TRUNC)", arguments: [wireBench, "drop", large], isChecked: true,
+                peakRSSLimitKiB: rssLimitKiB),
             Contender(name: "URLSession read + discard", arguments: [urlSessionBench, "discard", large]),
         ]),
     Workload(

@@ -8,6 +8,7 @@
 //
 //   WireBench download URL DEST [--stream] [--cafile PEM]   body to DEST (splice(2) unless --stream or TLS)
 //   WireBench fetch URL DEST [--cafile PEM]                  the download API (`client.download(from:to:)`)
+//   WireBench drop URL                                       drop the body in the kernel (recv MSG_TRUNC)
 //   WireBench discard URL [--cafile PEM]                     read the body and drop it (chunked, HTTPS)
 //   WireBench sequential URL COUNT                           COUNT GETs in a loop on one client
 //   WireBench concurrent URL COUNT IN_FLIGHT                 COUNT GETs, IN_FLIGHT at a time
@@ -69,6 +70,25 @@ func fetch(url: String, to destination: String, caFile: String?) async throws {
     options.restart = true
     let result = try await client.download(from: url, to: destination, options: options).result()
     if result.bytes == 0 { throw BenchFailure(description: "empty download") }
+    await client.shutdown()
+}
+
+/// Drops the body of `url` without copying it where the package discard path applies, reading otherwise.
+func drop(url: String) async throws {
+    let client = makeClient(caFile: nil)
+    let response = try await client.stream(HTTPRequest(url: url))
+    guard response.status.rawValue == 200 else { throw BenchFailure(description: "status \(response.status)") }
+    var received: Int64 = 0
+    var pieces = response.body.makeAsyncIterator()
+    while true {
+        if let dropped = try await response.body.discardNext(maxBytes: 1 << 30) {
+            received += dropped
+            continue
+        }
+        guard let piece = try await pieces.next() else { break }
+        received += Int64(piece.count)
+    }
+    try check(received: received, expected: response.expectedContentLength)
     await client.shutdown()
 }
 
@@ -152,7 +172,7 @@ func option(_ flag: String, in arguments: [String]) -> String? {
 }
 
 func run(_ arguments: [String]) async throws {
-    let usage = "usage: WireBench download|fetch|discard|sequential|concurrent|put-file|put-multipart URL ..."
+    let usage = "usage: WireBench download|fetch|drop|discard|sequential|concurrent|put-file|put-multipart URL ..."
     guard arguments.count >= 2 else { throw BenchFailure(description: usage) }
     let url = arguments[1]
     let caFile = option("--cafile", in: arguments)
@@ -162,6 +182,8 @@ func run(_ arguments: [String]) async throws {
             url: url, to: arguments[2], caFile: caFile, allowSplice: !arguments.contains("--stream"))
     case ("fetch", 3...):
         try await fetch(url: url, to: arguments[2], caFile: caFile)
+    case ("drop", 2):
+        try await drop(url: url)
     case ("discard", _):
         try await discard(url: url, caFile: caFile)
     case ("sequential", 3):

@@ -242,6 +242,32 @@ package final class TCPSocket: Connection, CustomStringConvertible {
         }
     }
 
+    /// Drops up to `maxBytes` received bytes without copying them anywhere: recv(2) with MSG_TRUNC, which
+    /// TCP treats as "discard the data" (tcp(7)). Returns how many were dropped, 0 at the end of the stream;
+    /// returns as soon as some were dropped and the socket runs dry, waits only when nothing was there.
+    package func discard(maxBytes: Int64, deadline: Deadline) async throws -> Int64 {
+        precondition(maxBytes > 0, "a discard of \(maxBytes) bytes")
+        let descriptor = self.descriptor
+        var dropped: Int64 = 0
+        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
+            while dropped < maxBytes {
+                let wanted = Int(min(maxBytes - dropped, 16 << 20))
+                let result: SyscallResult<Int>
+                do {
+                    result = try Syscall.run("recv") { recv(descriptor.rawValue, nil, wanted, Int32(MSG_TRUNC)) }
+                } catch let error as SystemCallError {
+                    throw HTTPWireError.receiveFailed(errno: error.errno)
+                }
+                switch result {
+                case .done(0): return .finished(dropped)  // end of stream (dropped is 0 unless bytes came first)
+                case .done(let count): dropped += Int64(count)
+                case .wouldBlock: if dropped > 0 { return .finished(dropped) } else { return .wait(.readable) }
+                }
+            }
+            return .finished(dropped)
+        }
+    }
+
     package func close() async {
         await Reactor.shared.close(descriptor)
     }
