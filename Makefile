@@ -61,5 +61,21 @@ bench-codec:
 docs: deps
 	@SWIFT=$(SWIFT) bash docs/build-docs.sh
 
+## bench: HTTPWire against curl and URLSession on loopback nginx, side by side (release build, not a test).
+## BENCH_ROUNDS=N (default 5), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.
+## Needs curl, time (peak RSS of each child) and libcurl4-openssl-dev (URLSession links libcurl statically).
+bench: deps
+	@for p in curl time libcurl4-openssl-dev; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
+	    if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null || exit 1; \
+	    else echo "make: run: sudo apt-get install -y $$p"; exit 1; fi; }; \
+	done
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product wire
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product BenchServer
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product WireBench
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product URLSessionBench
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product NetBench
+	$$($(SWIFT) build $(RELEASE) --show-bin-path)/NetBench
+
 clean:
 	rm -rf .build

@@ -25,6 +25,13 @@ let package = Package(
         // Small complete programs on the public API, one file per example (`swift run Examples`).
         .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
+        // `make bench`: NetBench drives curl, WireBench (HTTPWire), URLSessionBench and the wire CLI as separate
+        // processes against nginx and BenchServer (the fixture server in its own process). URLSession lives in
+        // its own target so the library never links FoundationNetworking.
+        .executableTarget(name: "NetBench", path: "Sources/Benchmarks/NetBench"),
+        .executableTarget(name: "WireBench", dependencies: ["HTTPWire"], path: "Sources/Benchmarks/WireBench"),
+        .executableTarget(name: "URLSessionBench", path: "Sources/Benchmarks/URLSessionBench"),
+        .executableTarget(name: "BenchServer", dependencies: ["FixtureServer"], path: "Sources/Benchmarks/BenchServer"),
         .executableTarget(
             name: "UploadBench", dependencies: ["HTTPWire", "HTTPWireCodec", "FixtureServer"],
             path: "Sources/Benchmarks/UploadBench"),

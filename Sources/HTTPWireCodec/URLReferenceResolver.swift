@@ -21,29 +21,40 @@ struct URLReference {
     var query: Substring?
 
     /// Splits `text` into its parts; never fails (every string is some reference).
+    ///
+    /// Every delimiter is ASCII, so the scans run over UTF-8 bytes, whose indices are valid for `text`.
+    /// RFC 3986 delimits by characters in its own sense (bytes of the ASCII subset), not by Swift's grapheme
+    /// clusters, and a Character-wise scan made this the costliest step of a small request (measured with
+    /// callgrind: ~27,000 instructions for a 40-byte URL, a fifth of a whole GET's client-side work).
     init(parsing text: Substring) {
+        let hashSign = UInt8(ascii: "#")
+        let colonSign = UInt8(ascii: ":")
+        let slash = UInt8(ascii: "/")
+        let questionMark = UInt8(ascii: "?")
         var rest = text
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        if let hash = rest.utf8.firstIndex(of: hashSign) { rest = rest[..<hash] }
         scheme = nil
         // RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), ended by the first ":" that
         // comes before any "/", "?" or "#". Anything else is a path (a ":" later in a path is data).
-        if let colon = rest.firstIndex(where: { $0 == ":" || $0 == "/" || $0 == "?" }), rest[colon] == ":" {
+        if let colon = rest.utf8.firstIndex(where: { $0 == colonSign || $0 == slash || $0 == questionMark }),
+            rest.utf8[colon] == colonSign
+        {
             let candidate = rest[..<colon]
             if Self.isScheme(candidate) {
                 scheme = candidate
-                rest = rest[rest.index(after: colon)...]
+                rest = rest[rest.utf8.index(after: colon)...]
             }
         }
         authority = nil
-        if rest.hasPrefix("//") {
-            let afterSlashes = rest.dropFirst(2)
-            let end = afterSlashes.firstIndex { $0 == "/" || $0 == "?" } ?? afterSlashes.endIndex
+        if rest.utf8.starts(with: [slash, slash]) {
+            let afterSlashes = rest[rest.utf8.index(rest.startIndex, offsetBy: 2)...]
+            let end = afterSlashes.utf8.firstIndex { $0 == slash || $0 == questionMark } ?? afterSlashes.endIndex
             authority = afterSlashes[..<end]
             rest = afterSlashes[end...]
         }
-        if let question = rest.firstIndex(of: "?") {
+        if let question = rest.utf8.firstIndex(of: questionMark) {
             path = rest[..<question]
-            query = rest[rest.index(after: question)...]
+            query = rest[rest.utf8.index(after: question)...]
         } else {
             path = rest
             query = nil

@@ -41,4 +41,12 @@ public struct ResponseBody: AsyncSequence {
     package func spliceNext(toFile file: Int32, offset: Int64, maxBytes: Int64) async throws -> Int64? {
         try await reader.spliceBody(toFile: file, offset: offset, maxBytes: maxBytes)
     }
+
+    /// Drops the next part of a plain-HTTP, Content-Length body without copying it (recv(2) with MSG_TRUNC).
+    /// Returns nil when that path does not apply (TLS, chunked, or bytes already buffered): read the sequence
+    /// instead. For a body the caller does not want (`-o /dev/null`), or to drain one so the connection can
+    /// be reused.
+    package func discardNext(maxBytes: Int64) async throws -> Int64? {
+        try await reader.discardBody(maxBytes: maxBytes)
+    }
 }

@@ -101,6 +101,29 @@ final class ResponseBodyReader {
         return moved
     }
 
+    /// Drops up to `maxBytes` of a Content-Length body inside the kernel (recv(2) with MSG_TRUNC: nothing is
+    /// copied), when the connection is plain TCP and no body byte is buffered. Nil when that does not apply
+    /// (use ``next()``), else the bytes dropped. The same bookkeeping as ``spliceBody(toFile:offset:maxBytes:)``.
+    func discardBody(maxBytes: Int64) async throws -> Int64? {
+        guard !isFinished, connection.isPlainTCP, let remaining = connection.decoder.identityBodyBytesRemaining
+        else { return nil }
+        if remaining == 0 { return nil }
+        let dropped: Int64
+        do {
+            dropped = try await connection.socket.discard(
+                maxBytes: min(remaining, maxBytes), deadline: deadlines.forPhase(.body))
+        } catch {
+            throw fail(error)
+        }
+        if dropped == 0 {
+            connection.decoder.feed([])  // the peer closed early: the decoder reports the truncation
+            return nil
+        }
+        connection.decoder.bodyBytesMovedOutOfBand(dropped)
+        receivedBytes += dropped
+        return dropped
+    }
+
     /// Maps a failure while reading the body and tells the machine (the connection is closed).
     private func fail(_ error: any Error) -> any Error {
         isFinished = true

@@ -6,7 +6,10 @@
 // it. A process-wide count of open descriptors lets tests (and debug builds) prove nothing leaked; an
 // instance that is deinitialised while still open is closed anyway and counted in `leakedCount`.
 // Descriptors that the reactor watches are closed by the reactor (`Reactor.close(_:)`), never directly,
-// so that no readiness event can arrive for a number that was reused. This file performs no I/O.
+// so that no readiness event can arrive for a number that was reused. A task may make one non-blocking call
+// on a socket itself before handing the operation to the reactor (`Reactor.performAttemptingHere`); it does
+// so inside `withNumberHeldOpen`, whose lock `close()` also takes, so the number cannot be closed — and
+// handed by the kernel to another socket — while that call runs. This file performs no I/O.
 
 import Synchronization
 
@@ -23,6 +26,8 @@ import Synchronization
 package final class FileDescriptor: Sendable, CustomStringConvertible {
     /// The number, or -1 once closed.
     private let number: Atomic<Int32>
+    /// Held by `close()` and around calls made off the reactor thread, so neither overlaps the other.
+    private let closeGuard = LockedState(())
     /// Whether the descriptor is in the reactor's epoll set. Written by the reactor thread only.
     private let registeredWithReactor = Atomic<Bool>(false)
 
@@ -56,10 +61,24 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
 
     /// Closes the descriptor; later calls do nothing. Watched descriptors go through `Reactor.close(_:)`.
     package func close() {
-        let rawValue = number.exchange(-1, ordering: .acquiringAndReleasing)
-        guard rawValue >= 0 else { return }
-        Self.liveCount.subtract(1, ordering: .relaxed)
-        Syscall.close(rawValue)
+        closeGuard.withLock { _ in
+            let rawValue = number.exchange(-1, ordering: .acquiringAndReleasing)
+            guard rawValue >= 0 else { return }
+            Self.liveCount.subtract(1, ordering: .relaxed)
+            Syscall.close(rawValue)
+        }
+    }
+
+    /// Runs `body` with the number while holding off `close()`, for a non-blocking call made on a thread
+    /// other than the reactor's; nil when the descriptor is already closed. Without the guard, a close on
+    /// the reactor thread between reading the number and the call would let that call reach whatever the
+    /// kernel opened next under the same number (another connection).
+    package func withNumberHeldOpen<Result>(_ body: (Int32) throws -> Result) rethrows -> Result? {
+        try closeGuard.withLock { _ in
+            let rawValue = number.load(ordering: .acquiring)
+            guard rawValue >= 0 else { return nil }
+            return try body(rawValue)
+        }
     }
 
     /// Whether the reactor added this descriptor to its epoll set (reactor thread only).

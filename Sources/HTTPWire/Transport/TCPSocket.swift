@@ -10,7 +10,9 @@
 // Plain sockets also offer the zero-copy paths of later features: `sendFile` (file → socket with
 // sendfile(2), for uploads) and `spliceToFile` (socket → file with splice(2) through a pipe, for downloads).
 // A TLS connection cannot use them: its bytes must pass through OpenSSL in user space. This file knows no
-// HTTP; all of its calls run on the reactor thread.
+// HTTP. `read` and `write` make their first attempt on the calling task's thread and go to the reactor only
+// when the call would block (`Reactor.performAttemptingHere`); connect, sendfile and splice, which may touch
+// the disk, run on the reactor thread.
 
 import CSystem
 
@@ -109,9 +111,9 @@ package final class TCPSocket: Connection, CustomStringConvertible {
 
     package func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline) async throws -> Int {
         let receiveBuffer = ReceiveBuffer(taking: &buffer)
-        defer { buffer = receiveBuffer.bytes }
+        defer { buffer = receiveBuffer.takeBytes() }
         let descriptor = self.descriptor
-        return try await Reactor.shared.perform(on: descriptor, deadline: deadline) {
+        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
             do {
                 let count = try receiveBuffer.append(upTo: maxBytes) { address, capacity in
                     switch try Syscall.run("recv", { recv(descriptor.rawValue, address, capacity, 0) }) {
@@ -131,7 +133,7 @@ package final class TCPSocket: Connection, CustomStringConvertible {
         guard !bytes.isEmpty else { return }
         let descriptor = self.descriptor
         var offset = bytes.startIndex
-        let _: Void = try await Reactor.shared.perform(on: descriptor, deadline: deadline) {
+        let _: Void = try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
             do {
                 while offset < bytes.endIndex {
                     let result = try bytes[offset...].withUnsafeBytes { unsent in
@@ -237,6 +239,32 @@ package final class TCPSocket: Connection, CustomStringConvertible {
                 case .wouldBlock: if moved > 0 { return .finished(moved) } else { return .wait(.readable) }
                 }
             }
+        }
+    }
+
+    /// Drops up to `maxBytes` received bytes without copying them anywhere: recv(2) with MSG_TRUNC, which
+    /// TCP treats as "discard the data" (tcp(7)). Returns how many were dropped, 0 at the end of the stream;
+    /// returns as soon as some were dropped and the socket runs dry, waits only when nothing was there.
+    package func discard(maxBytes: Int64, deadline: Deadline) async throws -> Int64 {
+        precondition(maxBytes > 0, "a discard of \(maxBytes) bytes")
+        let descriptor = self.descriptor
+        var dropped: Int64 = 0
+        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
+            while dropped < maxBytes {
+                let wanted = Int(min(maxBytes - dropped, 16 << 20))
+                let result: SyscallResult<Int>
+                do {
+                    result = try Syscall.run("recv") { recv(descriptor.rawValue, nil, wanted, Int32(MSG_TRUNC)) }
+                } catch let error as SystemCallError {
+                    throw HTTPWireError.receiveFailed(errno: error.errno)
+                }
+                switch result {
+                case .done(0): return .finished(dropped)  // end of stream (dropped is 0 unless bytes came first)
+                case .done(let count): dropped += Int64(count)
+                case .wouldBlock: if dropped > 0 { return .finished(dropped) } else { return .wait(.readable) }
+                }
+            }
+            return .finished(dropped)
         }
     }
 

@@ -8,6 +8,10 @@
 
 import COpenSSL
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A configured OpenSSL context, for clients or for servers.
 ///
 /// ```swift
@@ -35,9 +39,7 @@ package final class TLSContext: @unchecked Sendable {
         isClient = true
         try applyCommonSettings()
         SSL_CTX_set_verify(context, configuration.verifiesPeer ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
-        if configuration.trustsSystemRoots && SSL_CTX_set_default_verify_paths(context) != 1 {
-            throw HTTPWireError.tlsHandshakeFailed(Self.openSSLReason(default: "cannot load the system CA store"))
-        }
+        if configuration.trustsSystemRoots { try loadSystemTrustRoots() }
         for source in configuration.additionalTrustRoots { try addTrustRoots(source) }
         if let chain = configuration.clientCertificateChain {
             try useIdentity(chain: chain, key: configuration.clientPrivateKey ?? chain)
@@ -47,6 +49,37 @@ package final class TLSContext: @unchecked Sendable {
             SSL_CTX_set_alpn_protos(context, wire.baseAddress, UInt32(wire.count))
         }
         if alpnStatus != 0 { throw HTTPWireError.tlsHandshakeFailed("cannot configure alpn") }
+    }
+
+    /// Trusts the system's CA store the way `SSL_CTX_set_default_verify_paths` would, minus its costly part.
+    /// In OpenSSL 3 that call also adds an OSSL_STORE lookup of the certificate directory, which decodes
+    /// every file there up front (about 280 on Debian): measured here, a client's first HTTPS request took
+    /// 110–230 ms and ~4 MiB more peak RSS than curl's. The hashed-directory lookup used instead reads a
+    /// CA's file only when a chain names it (Debian's `update-ca-certificates` keeps the hash links); the
+    /// single-file bundle is loaded, all at once, only when that directory does not exist. SSL_CERT_DIR and
+    /// SSL_CERT_FILE are honoured as OpenSSL's default paths honour them.
+    private func loadSystemTrustRoots() throws(HTTPWireError) {
+        let directory = Self.defaultPath(environment: X509_get_default_cert_dir_env(), X509_get_default_cert_dir())
+        var isLoaded = false
+        if let directory, access(directory, R_OK | X_OK) == 0 {
+            isLoaded = SSL_CTX_load_verify_dir(pointer, directory) == 1
+        }
+        if !isLoaded,
+            let file = Self.defaultPath(environment: X509_get_default_cert_file_env(), X509_get_default_cert_file())
+        {
+            isLoaded = SSL_CTX_load_verify_file(pointer, file) == 1
+        }
+        guard isLoaded else {
+            throw HTTPWireError.tlsHandshakeFailed(Self.openSSLReason(default: "cannot load the system CA store"))
+        }
+    }
+
+    /// The value of the environment variable `environment` names, else `fallback` (OpenSSL's built-in path).
+    private static func defaultPath(
+        environment: UnsafePointer<CChar>?, _ fallback: UnsafePointer<CChar>?
+    ) -> String? {
+        if let environment, let value = getenv(environment) { return String(cString: value) }
+        return fallback.map { String(cString: $0) }
     }
 
     /// A server context presenting `configuration.certificateChain`, choosing ALPN http/1.1.
@@ -83,7 +116,18 @@ package final class TLSContext: @unchecked Sendable {
         // chunked) detects truncation itself (RFC 9112 §9.8), and many servers never send close_notify.
         // Renegotiation is refused: HTTP/1.1 over TLS 1.2 has no use for it and it has a history of attacks.
         _ = SSL_CTX_set_options(pointer, httpwire_SSL_OP_IGNORE_UNEXPECTED_EOF | httpwire_SSL_OP_NO_RENEGOTIATION)
+        // Read-ahead: without it OpenSSL reads each record with two read(2) calls (5-byte header, then the
+        // body), 65,536 calls for 512 MiB; with it, one read takes whatever the socket holds, up to the
+        // buffer below (measured here: ~8x fewer reads). Safe with edge-triggered epoll because a reader
+        // only waits after SSL_read_ex reported WANT_READ, i.e. with OpenSSL's buffer empty (Reactor.swift).
+        _ = SSL_CTX_ctrl(pointer, SSL_CTRL_SET_READ_AHEAD, 1, nil)
+        SSL_CTX_set_default_read_buffer_len(pointer, Self.readAheadBytes)
     }
+
+    /// OpenSSL's read-ahead buffer per connection: several 16 KiB records per read(2), without making a
+    /// thousand idle connections cost much (it is allocated while a connection reads, freed when idle
+    /// only with SSL_MODE_RELEASE_BUFFERS, which is not set).
+    private static let readAheadBytes = 64 * 1024
 
     /// Adds every certificate of `source` to the context's trust store.
     private func addTrustRoots(_ source: PEMSource) throws(HTTPWireError) {

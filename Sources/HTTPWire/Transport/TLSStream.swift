@@ -170,7 +170,7 @@ package final class TLSStream: Connection, CustomStringConvertible {
 
     package func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline) async throws -> Int {
         let receiveBuffer = ReceiveBuffer(taking: &buffer)
-        defer { buffer = receiveBuffer.bytes }
+        defer { buffer = receiveBuffer.takeBytes() }
         let connection = self.connection
         return try await Reactor.shared.perform(on: socket.descriptor, deadline: deadline) {
             if let failure = connection.pendingReadFailure {
