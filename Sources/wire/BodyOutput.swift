@@ -6,6 +6,7 @@
 // in main.swift) — is `HTTPWireError.localWriteFailed`, curl's exit 23. Knows nothing about HTTP.
 
 import HTTPWire
+import HTTPWireCodec
 
 #if canImport(Glibc)
     import Glibc
@@ -42,6 +43,18 @@ final class BodyOutput {
 
     /// Opens the file if it is not open yet: call it once the response is known to be wanted, so that
     /// `--fail` on a 404 leaves no empty file behind, while an empty body still creates one (as curl does).
+    /// What every command does once a response head is in: `--fail` checks the status (exit 22 before
+    /// any byte is written), the output is opened, and `-i` writes the status line and fields first.
+    func begin(
+        version: HTTPVersion, status: Status, reason: String, fields: HTTPFields, for command: ParsedCommand
+    ) throws {
+        try ClientSettings.check(status, for: command)
+        try open()
+        if command.include {
+            try write(text: HeadText.lines(version: version, status: status, reason: reason, fields: fields) + "\n")
+        }
+    }
+
     func open() throws(HTTPWireError) {
         guard fd < 0 else { return }
         guard let path else {

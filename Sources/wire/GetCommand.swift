@@ -38,14 +38,9 @@ enum GetCommand {
     ) async throws {
         let request = HTTPRequest(method: .get, url: url, fields: ClientSettings.fields(for: command))
         let response = try await client.stream(request)
-        try ClientSettings.check(response.status, for: command)
-        try output.open()
-        if command.include {
-            try output.write(
-                text: HeadText.lines(
-                    version: response.version, status: response.status, reason: response.reason,
-                    fields: response.fields) + "\n")
-        }
+        try output.begin(
+            version: response.version, status: response.status, reason: response.reason,
+            fields: response.fields, for: command)
         var bar = showsProgress(command) ? ProgressBar(total: response.expectedContentLength) : nil
         var received: Int64 = 0
         for try await piece in response.body {
@@ -86,14 +81,9 @@ enum GetCommand {
                 inFlight -= 1
                 finished[index] = response
                 while let response = finished.removeValue(forKey: nextToWrite) {
-                    try ClientSettings.check(response.status, for: command)
-                    try output.open()
-                    if command.include {
-                        try output.write(
-                            text: HeadText.lines(
-                                version: response.version, status: response.status, reason: response.reason,
-                                fields: response.fields) + "\n")
-                    }
+                    try output.begin(
+                        version: response.version, status: response.status, reason: response.reason,
+                        fields: response.fields, for: command)
                     try output.write(response.body)
                     nextToWrite += 1
                 }

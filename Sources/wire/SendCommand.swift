@@ -36,14 +36,9 @@ enum SendCommand {
             try await ClientSettings.withClient(for: command) { client in
                 let request = HTTPRequest(method: method, url: command.urls[0], fields: fields, body: body)
                 let response = try await client.stream(request)
-                try ClientSettings.check(response.status, for: command)
-                try output.open()
-                if command.include {
-                    try output.write(
-                        text: HeadText.lines(
-                            version: response.version, status: response.status, reason: response.reason,
-                            fields: response.fields) + "\n")
-                }
+                try output.begin(
+                    version: response.version, status: response.status, reason: response.reason,
+                    fields: response.fields, for: command)
                 for try await piece in response.body { try output.write(piece) }
             }
         } catch {

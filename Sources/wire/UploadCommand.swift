@@ -48,14 +48,9 @@ enum UploadCommand {
                 await observer.value
                 throw error
             }
-            try ClientSettings.check(response.status, for: command)
-            try output.open()
-            if command.include {
-                try output.write(
-                    text: HeadText.lines(
-                        version: response.version, status: response.status, reason: response.reason,
-                        fields: response.fields) + "\n")
-            }
+            try output.begin(
+                version: response.version, status: response.status, reason: response.reason,
+                fields: response.fields, for: command)
             try output.write(response.body)
         }
         try output.close()
