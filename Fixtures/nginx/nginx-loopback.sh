@@ -8,7 +8,9 @@
 # in DIR, so a run never touches the system nginx. Locations:
 #   /            static files, sendfile on, ETag and Range as nginx does them
 #   /gzip/       the same files gzip-compressed on the fly: nginx sends them chunked (no Content-Length)
-#   /upload/     PUT stores the body (dav), so nginx reads the whole body before answering
+#   /upload/     PUT stores the body (dav), so nginx reads the whole body before answering; it reads in
+#                1 MiB buffers (client_body_buffer_size), not the default 16 KiB, so that the sink writing its
+#                temp file is not what an upload benchmark measures (the same for every client)
 #   /sink        POST read completely, then 204 (via the dav module's body read); used by upload benchmarks
 set -euo pipefail
 command=${1:?usage: nginx-loopback.sh start|stop DIR [CERT KEY]}
@@ -72,6 +74,7 @@ http {
             root $dir;
             dav_methods PUT;
             create_full_put_path on;
+            client_body_buffer_size 1m;
         }
     }$tls_server
 }

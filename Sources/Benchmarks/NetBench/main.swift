@@ -145,7 +145,7 @@ let workloads: [Workload] = [
                 arguments: curlFlags + ["-T", bench.largeFile, bench.plainURL + "upload/curl-t.bin"],
                 isBaseline: true),
             Contender(
-                name: "HTTPWire .file (sendfile)",
+                name: "HTTPWire .file (256 KiB writes)",
                 arguments: [wireBench, "put-file", bench.plainURL + "upload/wire.bin", bench.largeFile],
                 isChecked: true, peakRSSLimitKiB: rssLimitKiB),
             Contender(

@@ -12,7 +12,7 @@
 //   WireBench discard URL [--cafile PEM]                     read the body and drop it (chunked, HTTPS)
 //   WireBench sequential URL COUNT                           COUNT GETs in a loop on one client
 //   WireBench concurrent URL COUNT IN_FLIGHT                 COUNT GETs, IN_FLIGHT at a time
-//   WireBench put-file URL PATH                              PUT a file (sendfile(2) on plain HTTP)
+//   WireBench put-file URL PATH                              PUT a file (read and written in 256 KiB blocks)
 //   WireBench put-multipart URL PATH                         PUT a multipart/form-data form with the file
 
 import Glibc

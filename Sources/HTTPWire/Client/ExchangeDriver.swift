@@ -147,7 +147,9 @@ struct ExchangeDriver {
                 }
             case .head(let head):
                 log(head)
-                let keepAlive = Self.headAllowsKeepAlive(head)
+                // The verdict matters only while a writer still sends the body (an early 2xx); otherwise the
+                // decoder's own, already computed, saves splitting the Connection field again per response.
+                let keepAlive = whileSending ? Self.headAllowsKeepAlive(head) : connection.decoder.isKeepAlive
                 let action = control.handle {
                     $0.responseHeadReceived(status: head.status.rawValue, isKeepAlive: keepAlive)
                 }

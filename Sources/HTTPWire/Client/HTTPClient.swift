@@ -32,6 +32,9 @@ public final class HTTPClient: Sendable {
     let pool: ConnectionPool
     /// The base URL parsed once, not per request (nil without one; the error is reported by each request).
     private let baseURL: Result<TargetURL, CodecError>?
+    /// The last URL string resolved (against the base URL) and its result: a loop requesting one URL
+    /// parses it once, not per request (parsing and normalising costs about 20k instructions).
+    private let lastResolvedURL = LockedState<(text: String, url: TargetURL)?>(nil)
 
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
@@ -77,7 +80,9 @@ public final class HTTPClient: Sendable {
             let policy = configuration.redirects
             if policy.maxRedirects > 0,
                 let next = try policy.nextRequest(
-                    after: head.status.rawValue, location: head.fields["Location"], request: resolved)
+                    after: head.status.rawValue,
+                    // Only a 3xx can redirect: a 200 skips the field lookup.
+                    location: head.status.kind == .redirection ? head.fields["Location"] : nil, request: resolved)
             {
                 guard redirectsFollowed < policy.maxRedirects else {
                     throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
@@ -155,18 +160,27 @@ public final class HTTPClient: Sendable {
         }
     }
 
-    /// Applies the base URL, query items and default fields; adds `Host` (RFC 9112 §3.2: a client must send it).
-    private func resolve(_ request: HTTPRequest) throws(HTTPWireError) -> ResolvedRequest {
-        var url: TargetURL
+    /// `text` parsed (and resolved against the base URL), from the one-entry cache when it was the last URL
+    /// resolved. Only successes are cached: an invalid URL throws its error every time.
+    private func resolveURL(_ text: String) throws(HTTPWireError) -> TargetURL {
+        if let cached = lastResolvedURL.withLock({ $0 }), cached.text == text { return cached.url }
+        let url: TargetURL
         do {
             if let base = baseURL {
-                url = try base.get().resolving(request.url)
+                url = try base.get().resolving(text)
             } else {
-                url = try TargetURL(request.url)
+                url = try TargetURL(text)
             }
         } catch {
             throw .invalidURL("\(error)")
         }
+        lastResolvedURL.withLock { $0 = (text, url) }
+        return url
+    }
+
+    /// Applies the base URL, query items and default fields; adds `Host` (RFC 9112 §3.2: a client must send it).
+    private func resolve(_ request: HTTPRequest) throws(HTTPWireError) -> ResolvedRequest {
+        var url = try resolveURL(request.url)
         if !request.queryItems.isEmpty {
             url = url.appendingQueryItems(request.queryItems.map { (name: $0.name, value: $0.value) })
         }

@@ -2,7 +2,7 @@
 // Features layer: a plain value plus the one stat(2) that measures a file; it opens nothing and reads nothing.
 //
 // A body that refers to files instead of holding their bytes keeps memory flat however large the upload,
-// lets plain HTTP hand the bytes to sendfile(2), and can be replayed for a redirect or a retry because the
+// lets the file be read block by block as it is sent, and can be replayed for a redirect or a retry because the
 // file is still there. The price is that the file may change between the moment its length went into
 // Content-Length and the moment it is sent; `expectedFileSize` is what lets the reader notice
 // (see FileRegionReader.swift).

@@ -3,9 +3,10 @@
 // Features layer: blocking pread(2)/fstat(2) on one file. It must not run on the reactor thread or the
 // cooperative pool — the client calls it on its BlockingWorker thread — and it knows nothing of sockets.
 //
-// Two paths send a file region. Plain HTTP gives `fileDescriptor` to sendfile(2) and the kernel copies the
-// bytes; TLS needs them in user space to encrypt, so `readNextBlock(into:)` fills one 256 KiB buffer at a
-// time and the memory used stays the same for a 10 KiB or a 10 GiB file.
+// HTTPClient sends every file region through `readNextBlock(into:)`, which fills one 256 KiB buffer at a
+// time, so the memory used stays the same for a 10 KiB or a 10 GiB file (on loopback these writes beat
+// sendfile(2); see RequestBodyWriter.swift). A caller that moves bytes itself, with sendfile(2) from
+// `fileDescriptor`, reports them with `bytesMovedOutOfBand(_:)` so the size check still runs.
 //
 // The size check is what keeps a request honest. Content-Length was computed from the file's size when
 // the body was prepared (RFC 9112 §6.2: the body is exactly that many bytes). If the file has shrunk, the

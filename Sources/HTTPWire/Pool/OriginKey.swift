@@ -63,6 +63,8 @@ public struct OriginKey: Sendable, Hashable, CustomStringConvertible {
     /// Lowercases A–Z only. Host names are ASCII on the wire (internationalised names travel as punycode,
     /// RFC 5890), so a locale-aware lowercasing could only do harm — the Turkish dotless i, for one.
     private static func asciiLowercased(_ text: String) -> String {
+        // The common case (a TargetURL's host is lowercased already) keeps the string as it is, uncopied.
+        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
         var bytes = Array(text.utf8)
         for index in bytes.indices where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
             bytes[index] += 0x20
