@@ -96,13 +96,15 @@ import Testing
     @Test("the total deadline covers the whole request, body included", .timeLimit(.minutes(1)))
     func total() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.total = .milliseconds(500) }
+            // 2 s: short enough to keep the test quick, long enough that the plain GET after it fits easily
+            // even when every other suite is running on the same two cores.
+            let client = ClientFixture.client(for: server) { $0.timeouts.total = .seconds(2) }
             let clock = ContinuousClock()
             let start = clock.now
             await #expect(throws: HTTPWireError.timedOut(.total)) {
-                _ = try await client.get("drip?bytes=20&interval_ms=100")
+                _ = try await client.get("drip?bytes=40&interval_ms=100")
             }
-            #expect(clock.now - start >= .milliseconds(480))
+            #expect(clock.now - start >= .milliseconds(1980))
             // Each request gets its own total deadline.
             let next = try await client.get("json")
             #expect(next.status == .ok)
@@ -170,11 +172,12 @@ extension ClientTimeoutTests {
     @Test("an upload slower than the idle timeout is not a timeout while bytes keep flowing", .timeLimit(.minutes(1)))
     func slowUpload() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
-            // Ten pieces 100 ms apart: a second of sending, answered only at the end.
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
+            // Twenty pieces 100 ms apart: two seconds of sending, answered only at the end; each gap stays well
+            // inside the idle timeout even on a loaded machine.
             let pieces = AsyncThrowingStream<[UInt8], any Error> { continuation in
                 Task {
-                    for _ in 0..<10 {
+                    for _ in 0..<20 {
                         try? await Task.sleep(for: .milliseconds(100))
                         continuation.yield([UInt8](repeating: 0x63, count: 1000))
                     }
@@ -183,7 +186,7 @@ extension ClientTimeoutTests {
             }
             let response = try await client.send(HTTPRequest(method: .post, url: "sink", body: .stream(pieces)))
             #expect(response.status == .noContent)
-            #expect(response.fields["X-Received-Bytes"] == "10000")
+            #expect(response.fields["X-Received-Bytes"] == "20000")
             await client.shutdown()
         }
     }
