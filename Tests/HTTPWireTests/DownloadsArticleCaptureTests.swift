@@ -143,25 +143,6 @@ import Testing
         ]
     }
 
-    /// The contents of every fenced code block of a Markdown file.
-    static func fencedBlocks(in markdown: String) -> [String] {
-        var blocks: [String] = []
-        var current: [String]?
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
-                if let finished = current {
-                    blocks.append(finished.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    current = []
-                }
-            } else if current != nil {
-                current?.append(String(line))
-            }
-        }
-        return blocks
-    }
-
     /// The value of a field in a quoted head (`Name: value` lines), nil when absent.
     static func field(_ name: String, in head: [UInt8]) -> String? {
         let prefix = name.lowercased() + ": "
@@ -173,15 +154,7 @@ import Testing
     func articleMatchesCapture() async throws {
         let capture = try await Self.capture()
         let blocks = Self.quotedBlocks(capture)
-        if let path = ProcessInfo.processInfo.environment["HTTPWIRE_CAPTURE_OUT"] {
-            let text = blocks.map { "<!-- \($0.what) -->\n```\n\($0.text)\n```\n" }.joined(separator: "\n")
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        }
-        let article = try String(contentsOfFile: Self.articlePath, encoding: .utf8)
-        let quoted = Self.fencedBlocks(in: article)
-        for block in blocks {
-            #expect(quoted.contains(block.text), "DownloadsAndResuming.md does not quote \(block.what):\n\(block.text)")
-        }
+        try ArticleQuotes.expectQuoted(blocks, inArticleAt: Self.articlePath)
     }
 
     @Test("the captured downloads do what the article says they do", .timeLimit(.minutes(1)))

@@ -160,25 +160,6 @@ import Testing
         ]
     }
 
-    /// The contents of every fenced code block of a Markdown file.
-    static func fencedBlocks(in markdown: String) -> [String] {
-        var blocks: [String] = []
-        var current: [String]?
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
-                if let finished = current {
-                    blocks.append(finished.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    current = []
-                }
-            } else if current != nil {
-                current!.append(String(line))
-            }
-        }
-        return blocks
-    }
-
     @Test("the article quotes the bytes a fresh capture produces", .timeLimit(.minutes(1)))
     func articleMatchesCapture() async throws {
         let capture = try await Self.capture()
@@ -186,15 +167,7 @@ import Testing
         #expect(capture.connectionsOpened == 1, "the upload must reuse the GET's connection")
 
         let blocks = try Self.quotedBlocks(capture)
-        if let path = ProcessInfo.processInfo.environment["HTTPWIRE_CAPTURE_OUT"] {
-            let text = blocks.map { "<!-- \($0.what) -->\n```\n\($0.text)\n```\n" }.joined(separator: "\n")
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        }
-        let article = try String(contentsOfFile: Self.articlePath, encoding: .utf8)
-        let quoted = Self.fencedBlocks(in: article)
-        for block in blocks {
-            #expect(quoted.contains(block.text), "LifeOfARequest.md does not quote \(block.what):\n\(block.text)")
-        }
+        try ArticleQuotes.expectQuoted(blocks, inArticleAt: Self.articlePath)
     }
 
     @Test("the request heads on the wire are what RequestEncoder writes", .timeLimit(.minutes(1)))
