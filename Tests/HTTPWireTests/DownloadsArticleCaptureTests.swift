@@ -4,7 +4,7 @@
 // The article shows a download cut off mid-body, the resume record it leaves, the resumed request with
 // `Range` and `If-Range` and the server's 206, and the same resume after the file changed on the server (a
 // 200 and a fresh start). These tests stage exactly that: an HTTPClient downloads from the fixture server
-// through a CuttingRelay, which drops the first connection after a known number of body bytes and records
+// through a RecordingRelay, which drops the first connection after a known number of body bytes and records
 // every exchange. The recording is made stable (the kernel's port replaced by the article's 8080) and every
 // quoted block must appear verbatim in the article. Alongside, the tests check the facts the article states
 // about the outcome: the bytes kept, the offset resumed from, the restart reason, the files on disk. To
@@ -36,9 +36,9 @@ import Testing
     struct Capture {
         /// The first attempt (cut), the resumed attempt, and the resume after the file changed: one
         /// exchange each, stable, the response cut to its head.
-        var first: CuttingRelay.Exchange
-        var resumed: CuttingRelay.Exchange
-        var changed: CuttingRelay.Exchange
+        var first: RecordingRelay.Exchange
+        var resumed: RecordingRelay.Exchange
+        var changed: RecordingRelay.Exchange
         /// The resume record left by the cut attempt, stable.
         var record: String
         /// What the second download reported.
@@ -62,7 +62,7 @@ import Testing
             let content = DownloadScratch.pattern(size, seed: 1)
             let changedContent = DownloadScratch.pattern(size, seed: 2)
             server.setFile("disk.img", contents: content, lastModified: lastModified)
-            let relay = try CuttingRelay.start(targetPort: server.port)
+            let relay = try RecordingRelay.start(targetPort: server.port)
             var configuration = ClientConfiguration()
             configuration.baseURL = "http://127.0.0.1:\(relay.port)/"
 
@@ -104,9 +104,9 @@ import Testing
             await relay.stop()
             let exchanges = relay.exchanges
             try #require(exchanges.count == 4, "expected four connections, got \(exchanges.count)")
-            func stable(_ exchange: CuttingRelay.Exchange) -> CuttingRelay.Exchange {
-                let head = CuttingRelay.headEnd(in: exchange.response).map { Array(exchange.response[..<$0]) }
-                return CuttingRelay.Exchange(
+            func stable(_ exchange: RecordingRelay.Exchange) -> RecordingRelay.Exchange {
+                let head = RecordingRelay.headEnd(in: exchange.response).map { Array(exchange.response[..<$0]) }
+                return RecordingRelay.Exchange(
                     request: Array(stabilize(String(decoding: exchange.request, as: UTF8.self), port: relay.port).utf8),
                     response: Array(
                         stabilize(String(decoding: head ?? exchange.response, as: UTF8.self), port: relay.port).utf8))
