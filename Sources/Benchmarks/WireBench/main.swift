@@ -10,8 +10,11 @@
 //   WireBench fetch URL DEST [--cafile PEM]                  the download API (`client.download(from:to:)`)
 //   WireBench drop URL                                       drop the body in the kernel (recv MSG_TRUNC)
 //   WireBench discard URL [--cafile PEM]                     read the body and drop it (chunked, HTTPS)
-//   WireBench sequential URL COUNT                           COUNT GETs in a loop on one client
-//   WireBench concurrent URL COUNT IN_FLIGHT                 COUNT GETs, IN_FLIGHT at a time
+//   WireBench sequential URL COUNT [--reactor]               COUNT GETs in a loop on one client
+//   WireBench concurrent URL COUNT IN_FLIGHT [--reactor]     COUNT GETs, IN_FLIGHT at a time
+//
+// `--reactor` runs the workload's tasks on `HTTPClient.reactorExecutor` (withTaskExecutorPreference), the
+// opt-in that lets a response resume its task on the thread that saw the socket become ready.
 //   WireBench put-file URL PATH                              PUT a file (read and written in 256 KiB blocks)
 //   WireBench put-multipart URL PATH                         PUT a multipart/form-data form with the file
 
@@ -176,6 +179,12 @@ func run(_ arguments: [String]) async throws {
     guard arguments.count >= 2 else { throw BenchFailure(description: usage) }
     let url = arguments[1]
     let caFile = option("--cafile", in: arguments)
+    if let index = arguments.firstIndex(of: "--reactor") {
+        var rest = arguments
+        rest.remove(at: index)
+        try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { try await run(rest) }
+        return
+    }
     switch (arguments[0], arguments.count) {
     case ("download", 3...):
         try await download(

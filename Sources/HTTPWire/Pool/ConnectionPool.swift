@@ -273,27 +273,38 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Idle timers
 
-    /// The task that fires idle timers as they come due. It holds the pool weakly and ends when no timer is
-    /// left (or the pool is gone). Made while holding the state lock.
+    /// The task that fires idle timers as they come due. It holds the pool weakly and ends once a whole idle
+    /// timeout has passed with no timer at all (or the pool is gone). Made while holding the state lock.
+    ///
+    /// It does not end the moment it finds no timer: on a busy connection every response schedules a timer
+    /// and the next request cancels it, so a reaper that ended whenever it looked between the two would be
+    /// started again for nearly every request — a task creation and a wake-up of a pool thread each time.
     private func makeReaper() -> Task<Void, Never> {
         Task { [weak self] in
-            while let delay = self?.nextIdleDeadlineDelay() {
-                try? await Task.sleep(for: delay)
+            var foundNoTimer = false
+            while let delay = self?.nextReaperDelay(stopIfNoTimer: foundNoTimer) {
+                foundNoTimer = delay.hasNoTimer
+                try? await Task.sleep(for: delay.duration)
                 if Task.isCancelled { return }
                 self?.fireExpiredIdleTimers()
             }
         }
     }
 
-    /// How long until the earliest idle timer comes due; nil (and the reaper forgotten) when none runs.
-    private func nextIdleDeadlineDelay() -> Duration? {
-        state.withLock { state -> Duration? in
+    /// How long the reaper sleeps: until the earliest idle timer comes due or, with no timer, one idle
+    /// timeout (a timer scheduled meanwhile is due no earlier than that). Nil — and the reaper forgotten —
+    /// when there is no timer for the second look in a row.
+    private func nextReaperDelay(stopIfNoTimer: Bool) -> (duration: Duration, hasNoTimer: Bool)? {
+        state.withLock { state -> (Duration, Bool)? in
             guard let earliest = state.idleDeadlines.values.min() else {
-                state.reaper = nil
-                return nil
+                if stopIfNoTimer {
+                    state.reaper = nil
+                    return nil
+                }
+                return (idleTimeout, true)
             }
             let now = Deadline.nowNanoseconds()
-            return .nanoseconds(Int64(clamping: earliest > now ? earliest - now : 0))
+            return (.nanoseconds(Int64(clamping: earliest > now ? earliest - now : 0)), false)
         }
     }
 
