@@ -6,6 +6,7 @@
 // EPIPE, which BodyOutput reports as curl's exit 23, instead of killing wire mid-write. No HTTP here.
 
 import Dispatch
+import HTTPWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -53,7 +54,14 @@ case .version:
 case .help(let command):
     Terminal.writeOutput(command.map(Help.text(for:)) ?? Help.topLevel)
 case .run(let command):
-    let task = Task { try await Commands.run(command) }
+    // Transfer commands run on HTTPWire's reactor thread (`HTTPClient.reactorExecutor`): like curl, wire is
+    // then one event loop, and each response resumes the command on the thread that saw it arrive instead of
+    // waking a second one. `serve` and `demo` host the fixture server, whose handlers read files with
+    // blocking calls, so they stay on the cooperative pool.
+    let onReactor = command.command != .serve && command.command != .demo
+    let task = Task(executorPreference: onReactor ? HTTPClient.reactorExecutor : nil) {
+        try await Commands.run(command)
+    }
     let interrupts = Interrupts.cancelOnInterrupt(task)
     let result = await task.result
     interrupts.cancel()

@@ -26,6 +26,12 @@
 // redirect it, and only an operation that would block travels to the reactor, which attempts it again
 // before parking it (keeping the edge-triggered rule above). TLS operations always run on the reactor
 // thread: an `SSL*` is not safe to touch from two threads, and a body writer and a reader share one.
+//
+// The reactor is also a `TaskExecutor` (public as `HTTPClient.reactorExecutor`): tasks that prefer it run
+// here, as `.job` commands between rounds of epoll_wait. A readiness event then resumes its task on this
+// same thread (the job goes into the inbox, which the loop drains before it sleeps again): one wake-up per
+// response instead of two. Such a task submits operations straight to the loop, without the queue, and
+// parks an operation whose first attempt it made here without attempting it again (`performHere`).
 
 import CSystem
 import Synchronization

@@ -1,0 +1,154 @@
+// The reactor as a task executor (`HTTPClient.reactorExecutor`): code under that preference really runs on
+// the reactor thread, and everything the client does still works there — pooled reuse, 200 requests in
+// flight, TLS, file uploads (whose disk reads go to the blocking worker), streamed bodies, cancellation and
+// each timeout phase. A task there makes its socket calls on the thread that also runs epoll_wait, and parks
+// an operation without the queue, so these are the paths that could hang or lose an edge if that was wrong.
+
+import FixtureServer
+import HTTPWireCodec
+import Testing
+
+@testable import HTTPWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+@Suite struct ReactorExecutorTests {
+    @Test("code under the preference runs on the reactor thread; code outside does not", .timeLimit(.minutes(1)))
+    func runsOnReactor() async throws {
+        #expect(!Reactor.shared.isCurrentThread)
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let threads = try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                var onReactor: [Bool] = [Reactor.shared.isCurrentThread]
+                for index in 0..<50 {
+                    let echo = try ClientFixture.decode(
+                        ClientFixture.Echo.self, try await client.get("echo?n=\(index)"))
+                    #expect(echo.target == "/echo?n=\(index)")
+                    onReactor.append(Reactor.shared.isCurrentThread)
+                }
+                return onReactor
+            }
+            #expect(threads.count == 51 && threads.allSatisfy { $0 })
+            #expect(client.connectionsOpened == 1)
+            #expect(server.acceptedConnections == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test("200 concurrent requests on the reactor share at most 8 connections", .timeLimit(.minutes(1)))
+    func concurrent() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let results = try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            let response = try await client.get("delay?ms=\(index % 3 == 0 ? 20 : 2)")
+                            return (response.status.rawValue, Reactor.shared.isCurrentThread)
+                        }
+                    }
+                    var results: [(Int, Bool)] = []
+                    for try await result in group { results.append(result) }
+                    return results
+                }
+            }
+            #expect(results.count == 200)
+            #expect(results.allSatisfy { $0.0 == 200 && $0.1 })
+            #expect(server.acceptedConnections <= 8)
+            #expect(server.requestsServed == 200)
+            await client.shutdown()
+        }
+    }
+
+    @Test("TLS requests and a large body on the reactor", .timeLimit(.minutes(1)))
+    func tls() async throws {
+        let tls = TLSServerConfiguration(
+            certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try TestCertificates.path("leaf.key")))
+        let caPath = try TestCertificates.path("ca.pem")
+        try await withFixtureServer(tls: tls) { server in
+            let client = ClientFixture.client(for: server) {
+                $0.tls = TLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)])
+            }
+            try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                #expect(try await client.get("json").status == .ok)
+                let body = try await client.get("bytes/3000000").body
+                #expect(body.count == 3_000_000)
+                #expect(Reactor.shared.isCurrentThread)
+            }
+            #expect(client.connectionsOpened == 1)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a file upload and a streamed download on the reactor", .timeLimit(.minutes(1)))
+    func uploadAndStream() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "httpwire-reactor-upload-\(UInt32.random(in: 0...UInt32.max)).bin"
+        ).path
+        let bytes = (0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                let echo = try ClientFixture.decode(
+                    ClientFixture.Echo.self, try await client.post("echo", body: .file(path: path)))
+                #expect(echo.bodyLength == bytes.count)
+                let response = try await client.stream(HTTPRequest(url: "bytes/2000000"))
+                var total = 0
+                for try await piece in response.body { total += piece.count }
+                #expect(total == 2_000_000)
+            }
+            await client.shutdown()
+        }
+    }
+
+    @Test("cancelling a task on the reactor closes its connection; the pool stays usable", .timeLimit(.minutes(1)))
+    func cancellation() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let started = AsyncStream<Void>.makeStream()
+            let reader = Task {
+                try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                    let response = try await client.stream(HTTPRequest(url: "drip?bytes=1000&interval_ms=20"))
+                    var count = 0
+                    for try await piece in response.body {
+                        count += piece.count
+                        if count == 1 { started.continuation.yield() }
+                    }
+                    return count
+                }
+            }
+            for await _ in started.stream { break }
+            let connection = try #require(client.pool.establishedConnections.first)
+            reader.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await reader.value }
+            #expect(await eventually { !connection.socket.descriptor.isOpen })
+            try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                #expect(try await client.get("json").status == .ok)
+            }
+            #expect(client.connectionsOpened == 2)
+            await client.shutdown()
+        }
+    }
+
+    @Test("head and body timeouts on the reactor are reported with their phase", .timeLimit(.minutes(1)))
+    func timeouts() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(400) }
+            try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=30000") }
+                await #expect(throws: HTTPWireError.timedOut(.body)) {
+                    _ = try await client.get("drip?bytes=5&interval_ms=30000")
+                }
+                #expect(try await client.get("json").status == .ok)
+            }
+            await client.shutdown()
+        }
+    }
+}
