@@ -353,6 +353,18 @@ fixture(
     head("HTTP/1.1 100 Continue", "Content-Length: 5") + head("HTTP/1.1 200 OK", "Content-Length: 5") + b"hello",
     b"hello",
 )
+# CodecLimits.maxInformationalResponses (16): sixteen interim heads are fine, a seventeenth is refused.
+fixture(
+    "interim-sixteen",
+    head("HTTP/1.1 100 Continue") * 16 + head("HTTP/1.1 200 OK", "Content-Length: 5") + b"hello",
+    b"hello",
+)
+fixture(
+    "interim-too-many",
+    head("HTTP/1.1 103 Early Hints", "Link: </a.css>; rel=preload") * 17
+    + head("HTTP/1.1 200 OK", "Content-Length: 5")
+    + b"hello",
+)
 fixture(
     "interim-101-switching-protocols",
     head("HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade") + b"\x81\x05hello",

@@ -46,6 +46,8 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooManyFields(limit: Int, seen: Int)
     /// The stream ended inside a head, after `received` bytes of it.
     case truncatedHead(received: Int)
+    /// More interim (1xx) responses before the final one than the limit allows.
+    case tooManyInformationalResponses(limit: Int)
 
     // MARK: Framing
 
@@ -137,6 +139,8 @@ public enum CodecError: Error, Sendable, Hashable, CustomStringConvertible {
             return "missing CRLF after chunk data: \"\(preview)\""
         case .trailersTooLarge(let limit, let seen):
             return "trailer section larger than \(limit) bytes (saw \(seen))"
+        case .tooManyInformationalResponses(let limit):
+            return "more than \(limit) interim (1xx) responses before the final response"
         case .invalidRange(let preview):
             return "invalid range: \"\(preview)\""
         case .invalidContentRange(let preview):

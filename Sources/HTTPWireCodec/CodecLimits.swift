@@ -18,6 +18,10 @@ public struct CodecLimits: Sendable, Hashable {
     public var maxChunkLineBytes: Int = 4 * 1024
     /// Maximum bytes of a trailer section. Default 16 KiB: trailers carry checksums and timings.
     public var maxTrailerBytes: Int = 16 * 1024
+    /// Maximum number of interim (1xx) responses before one final response. Default 16: real servers send
+    /// one or two (100 Continue, 103 Early Hints); RFC 9110 §15.2 sets no bound, and without one a server
+    /// could keep a request waiting forever on a drip of tiny 1xx heads, each one kept for the caller.
+    public var maxInformationalResponses: Int = 16
 
     /// The defaults described on each property.
     public init() {}

@@ -62,6 +62,8 @@ public struct ResponseDecoder: Sendable {
     private var isHeadRequest = false
     /// RFC 9112 §6.3 rule 2: a 2xx response to CONNECT starts a tunnel.
     private var isConnectRequest = false
+    /// Interim (1xx) heads seen since the request was sent; bounded by `limits.maxInformationalResponses`.
+    private var informationalCount = 0
 
     /// How the final response's body is delimited; nil until `.head`.
     public private(set) var framing: BodyFraming?
@@ -82,6 +84,7 @@ public struct ResponseDecoder: Sendable {
             state = .readingHead(HeadScanner())
             isHeadRequest = method == .head
             isConnectRequest = method == .connect
+            informationalCount = 0
             framing = nil
             isKeepAlive = false
         case .failed:
@@ -177,6 +180,10 @@ public struct ResponseDecoder: Sendable {
         // HTTPWire never sends Upgrade, so a 101 is a server speaking another protocol (RFC 9110 §15.2.2).
         if head.status == .switchingProtocols { throw .unexpectedUpgrade }
         if head.status.isInformational {
+            informationalCount += 1
+            guard informationalCount <= limits.maxInformationalResponses else {
+                throw .tooManyInformationalResponses(limit: limits.maxInformationalResponses)
+            }
             state = .readingHead(HeadScanner())  // RFC 9110 §15.2: the final response follows
             return .informational(head)
         }

@@ -199,6 +199,14 @@ extension FixtureCatalog {
             ExpectedResponse(
                 status: 200, informational: [ExpectedInterim(status: 100)], framing: .contentLength(5),
                 bodyLength: hello.length, bodyChecksum: hello.checksum, isKeepAlive: true)),
+        // CodecLimits.maxInformationalResponses: up to 16 interim heads, each reported; the 17th is refused.
+        decodes(
+            "interim-sixteen.http",
+            ExpectedResponse(
+                status: 200, informational: Array(repeating: ExpectedInterim(status: 100), count: 16),
+                framing: .contentLength(5), bodyLength: hello.length, bodyChecksum: hello.checksum,
+                isKeepAlive: true)),
+        fails("interim-too-many.http", .exactly(.tooManyInformationalResponses(limit: 16))),
         // HTTPWire never asks for an upgrade, so 101 is refused (RFC 9110 §15.2.2).
         fails("interim-101-switching-protocols.http", .exactly(.unexpectedUpgrade)),
     ]
