@@ -91,6 +91,23 @@ import Testing
                 == .retry(after: .seconds(2)))
     }
 
+    @Test("honours Retry-After dates in the obsolete RFC 850 and asctime forms (RFC 9110 §5.6.7)")
+    func retryAfterObsoleteDates() {
+        let policy = RetryPolicy(initialBackoff: .seconds(1))
+        let now = Self.rfcExample
+        func decide(_ value: String) -> RetryPolicy.Decision {
+            policy.decision(afterAttempt: 1, outcome: .status(503, ["Retry-After": value]), method: .get, now: now)
+        }
+        #expect(decide("Sunday, 06-Nov-94 08:50:07 GMT") == .retry(after: .seconds(30)))
+        #expect(decide("Sun Nov  6 08:51:37 1994") == .retry(after: .seconds(120)))
+        #expect(decide(" Sun Nov  6 08:51:37 1994\t") == .retry(after: .seconds(120)))  // OWS trimmed
+        #expect(decide("Sunday, 06-Nov-94 08:00:00 GMT") == .retry(after: .zero))  // in the past
+        #expect(decide("Sun Nov  6 09:49:37 1994") == .giveUp)  // an hour: beyond maxRetryAfter
+        #expect(RetryPolicy.retryAfterDelay("Sun Nov  6 08:49:38 1994", now: now) == .seconds(1))
+        // The two-digit year is placed relative to `now`: read in 1994, "94" is this year, not 2094.
+        #expect(RetryPolicy.retryAfterDelay("Sunday, 06-Nov-94 08:49:40 GMT", now: now) == .seconds(3))
+    }
+
     @Test("parses IMF-fixdate strictly")
     func imfFixdate() throws {
         #expect(RetryPolicy.parseIMFFixdate("Sun, 06 Nov 1994 08:49:37 GMT") == Self.rfcExample)

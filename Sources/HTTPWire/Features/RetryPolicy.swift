@@ -124,9 +124,10 @@ public struct RetryPolicy: Sendable, Hashable {
     // MARK: Retry-After
 
     /// The delay a `Retry-After` value asks for (RFC 9110 §10.2.3): `delay-seconds` (`120`) or an
-    /// HTTP-date (`Fri, 31 Dec 1999 23:59:59 GMT`), which counts from `now`; a date in the past means zero.
-    /// Nil when the value is neither. Only the IMF-fixdate form of HTTP-date is read: the two obsolete forms
-    /// (RFC 9110 §5.6.7) are not, and fall back to our own backoff, which is harmless.
+    /// HTTP-date, which counts from `now`; a date in the past means zero. All three HTTP-date formats of
+    /// RFC 9110 §5.6.7 are read, as a recipient MUST: IMF-fixdate (`Fri, 31 Dec 1999 23:59:59 GMT`), the
+    /// obsolete RFC 850 form (`Friday, 31-Dec-99 23:59:59 GMT`, its two-digit year placed relative to
+    /// `now`) and asctime (`Fri Dec 31 23:59:59 1999`). Nil when the value is none of these.
     public static func retryAfterDelay(_ value: String, now: Date) -> Duration? {
         let text = value.trimmingWhitespace()
         if let first = text.utf8.first, first >= 0x30, first <= 0x39 {
@@ -134,60 +135,23 @@ public struct RetryPolicy: Sendable, Hashable {
             // Absurdly long numbers saturate; they end up above `maxRetryAfter` anyway.
             return .seconds(Int64(text) ?? Int64.max)
         }
-        guard let date = parseIMFFixdate(text) else { return nil }
-        let seconds = date.timeIntervalSince(now)
+        let nowSeconds = now.timeIntervalSince1970
+        // The codec wants whole seconds; the clamp keeps a nonsense `Date` from trapping the conversion.
+        let wholeNowSeconds = nowSeconds.isNaN ? 0 : Int64(min(max(nowSeconds, -1e15), 1e15).rounded(.down))
+        guard let dateSeconds = HTTPDate.secondsSinceEpoch(parsing: text, now: wholeNowSeconds) else { return nil }
+        let seconds = Double(dateSeconds) - nowSeconds
         guard seconds > 0 else { return .zero }
         return .seconds(min(seconds, 1e9).rounded(.up))
     }
 
     /// Parses an IMF-fixdate (RFC 9110 §5.6.7): `day-name "," SP 2DIGIT SP month SP 4DIGIT SP
-    /// 2DIGIT ":" 2DIGIT ":" 2DIGIT SP "GMT"`, exactly 29 characters, always in GMT. Checks that the day
-    /// exists in that month; the day name is required but not checked against the date.
+    /// 2DIGIT ":" 2DIGIT ":" 2DIGIT SP "GMT"`, exactly 29 characters, always in GMT. Only that preferred
+    /// form, as the name says: the two obsolete forms give nil here (the RFC 850 one cannot be placed
+    /// without the current time); `retryAfterDelay(_:now:)` and `HTTPDate.secondsSinceEpoch(parsing:now:)`
+    /// read all three. Checks that the date and time exist; the day name is required but not checked
+    /// against the date.
     public static func parseIMFFixdate(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20,
-            bytes[11] == 0x20, bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"),
-            bytes[25] == 0x20, String(decoding: bytes[26...], as: UTF8.self) == "GMT",
-            ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].contains(String(decoding: bytes[0..<3], as: UTF8.self)),
-            let monthIndex = months.firstIndex(of: String(decoding: bytes[8..<11], as: UTF8.self)),
-            let day = number(bytes[5..<7]), let year = number(bytes[12..<16]), let hour = number(bytes[17..<19]),
-            let minute = number(bytes[20..<22]), let second = number(bytes[23..<25])
-        else { return nil }
-        let month = monthIndex + 1
-        guard day >= 1, day <= daysInMonth(month, year: year), hour <= 23, minute <= 59, second <= 60 else {
-            return nil
-        }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
-    }
-
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
-        var value = 0
-        for byte in digits {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
-    }
-
-    private static func daysInMonth(_ month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        HTTPDate.secondsSinceEpoch(parsingIMFFixdate: text).map { Date(timeIntervalSince1970: Double($0)) }
     }
 }
 
