@@ -9,6 +9,7 @@
 // never on a cooperative thread; this file does not know about ranges (RangeResponder does).
 
 import HTTPWire
+import HTTPWireCodec
 
 #if canImport(Glibc)
     import Glibc
@@ -51,7 +52,7 @@ struct DiskFile: Sendable {
             return DiskFile(
                 path: path, size: size,
                 entityTag: "\"\(String(size, radix: 16))-\(String(nanoseconds, radix: 16))\"",
-                lastModified: HTTPDate.format(secondsSinceEpoch: Int64(info.st_mtim.tv_sec)))
+                lastModified: HTTPDate.imfFixdate(secondsSinceEpoch: Int64(info.st_mtim.tv_sec)))
         }
     }
 

@@ -57,6 +57,27 @@ public enum HTTPDate {
         imfFixdate(bytesOfDate(text))
     }
 
+    /// The IMF-fixdate of an instant — the one form a sender MUST write (RFC 9110 §5.6.7),
+    /// as in `Last-Modified` or `Date`: fixed width, English names, always `GMT`. An instant before 1970 or
+    /// after 9999 (which a four-digit year cannot name) is written as the nearest end of that range.
+    ///
+    /// ```swift
+    /// HTTPDate.imfFixdate(secondsSinceEpoch: 784_111_777)   // "Sun, 06 Nov 1994 08:49:37 GMT"
+    /// ```
+    public static func imfFixdate(secondsSinceEpoch: Int64) -> String {
+        let seconds = min(max(0, secondsSinceEpoch), lastSecondOfYear9999)
+        let days = seconds / 86_400
+        let timeOfDay = seconds % 86_400
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let weekday = shortDayNames[Int((days + 3) % 7)]  // 1970-01-01 was a Thursday
+        let time = "\(twoDigits(timeOfDay / 3600)):\(twoDigits(timeOfDay / 60 % 60)):\(twoDigits(timeOfDay % 60))"
+        return "\(weekday), \(twoDigits(day)) \(monthNames[Int(month) - 1]) \(year) \(time) GMT"
+    }
+
+    private static func twoDigits(_ value: Int64) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
+    }
+
     // MARK: The three forms
 
     /// `IMF-fixdate = day-name "," SP day SP month SP year SP time-of-day SP "GMT"`, 29 bytes.
@@ -149,6 +170,21 @@ public enum HTTPDate {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+
+    /// Year, month (1–12) and day (1–31) of a day count since 1970-01-01 (not negative): the inverse of
+    /// `daysSinceEpoch`, Howard Hinnant's `civil_from_days`, with the same eras and March-based years.
+    private static func civilDate(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468  // days from 0000-03-01 to 1970-01-01
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
     }
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar, negative before it (Howard

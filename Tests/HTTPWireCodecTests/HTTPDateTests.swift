@@ -165,4 +165,22 @@ import Testing
         #expect(parse("Sunday, 06-Nov-94 08:49:37 GMT", now: .min) == Self.rfcExample)  // read in 1970
         #expect(parse("Sunday, 06-Nov-94 08:49:37 GMT", now: .max) == 253_239_727_777)  // read in 9999: 9994
     }
+
+    @Test(
+        "writes IMF-fixdates, which read back to the same instant",
+        arguments: [
+            (Int64(0), "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
+            (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"), (1_767_225_599, "Wed, 31 Dec 2025 23:59:59 GMT"),
+            (253_402_300_799, "Fri, 31 Dec 9999 23:59:59 GMT"),
+        ])
+    func writes(seconds: Int64, expected: String) {
+        #expect(HTTPDate.imfFixdate(secondsSinceEpoch: seconds) == expected)
+        #expect(HTTPDate.secondsSinceEpoch(parsingIMFFixdate: expected) == seconds)
+    }
+
+    @Test("instants outside 1970 to 9999 are written as the nearest end of that range")
+    func writesClamped() {
+        #expect(HTTPDate.imfFixdate(secondsSinceEpoch: -1) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.imfFixdate(secondsSinceEpoch: .max) == "Fri, 31 Dec 9999 23:59:59 GMT")
+    }
 }

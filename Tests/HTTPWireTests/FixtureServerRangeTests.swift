@@ -152,16 +152,6 @@ struct FixtureServerRangeTests {
         #expect(Set(whole).count > 200, "bytes spread over the whole range")
     }
 
-    @Test(
-        "Last-Modified dates are IMF-fixdates",
-        arguments: [
-            (Int64(0), "Thu, 01 Jan 1970 00:00:00 GMT"), (784_111_777, "Sun, 06 Nov 1994 08:49:37 GMT"),
-            (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"), (1_767_225_599, "Wed, 31 Dec 2025 23:59:59 GMT"),
-        ])
-    func httpDate(seconds: Int64, expected: String) {
-        #expect(HTTPDate.format(secondsSinceEpoch: seconds) == expected)
-    }
-
     @Test("the route table lists every route once, and GET / prints it")
     func routeTable() async throws {
         let usages = FixtureServer.routes.map(\.usage)
