@@ -3,9 +3,12 @@
 // contenders as separate processes, round after round, interleaved (round r starts each row at its r-th
 // contender, so a slow spell of the shared machine does not always hit the same program). It prints, per
 // contender, the median figure, its ratio to curl's median, and its peak RSS, then a verdict per target.
+// The request-rate rows also show wrk, when installed, as a reference: not a contender, but the ceiling
+// the server puts on every client there (see WrkReport.swift).
 //
 // Environment: BENCH_ROUNDS (default 5), BENCH_QUICK=1 (one round, 256 MiB files, fewer requests: a fast
-// check that everything runs, not figures to publish), BENCH_OUTPUT=FILE (also write the table there).
+// check that everything runs, not figures to publish), BENCH_OUTPUT=FILE (also write the table there),
+// BENCH_ONLY=TEXT (only the rows whose title contains TEXT).
 
 import Foundation
 import Glibc
@@ -60,10 +63,26 @@ try String(repeating: "url = \"\(small)\"\n", count: concurrentCount).write(
     let status = (try? ChildProcess.run([wire] + arguments, errorLog: bench.errorLog).status) ?? 1
     return status == 0 ? nil : "`wire \(arguments[0])` does not work on this branch yet (exit status \(status))"
 }
+/// Lines for the end of the report: what was left out and why.
+var notes: [String] = []
+/// wrk on one thread with `connections` connections for a fixed duration, as a request-rate row's reference:
+/// close to the most nginx answers here (see WrkReport.swift). Left out, with a note, when wrk is missing.
+@MainActor func wrkReference(connections: Int) -> [Contender] {
+    let wrk = "/usr/bin/wrk"
+    guard access(wrk, X_OK) == 0 else {
+        notes.append("wrk is not installed (Debian package `wrk`): the request-rate rows have no reference row")
+        return []
+    }
+    return [
+        Contender(
+            name: "wrk -t1 -c\(connections) (reference: the server's ceiling)",
+            arguments: [wrk, "-t1", "-c\(connections)", "-d\(isQuick ? 1 : 3)s", small], timing: .printedRequestRate)
+    ]
+}
 let wireGetMissing = wireCommandWorks(["get", small])
 let wireDownloadMissing = wireCommandWorks(["download", small, "-o", bench.root + "/probe.txt"])
 
-let workloads: [Workload] = [
+let allWorkloads: [Workload] = [
     Workload(
         title: "\(largeLabel) download → /dev/null, plain HTTP", issue: "client",
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.2),
@@ -123,7 +142,7 @@ let workloads: [Workload] = [
             Contender(
                 name: "URLSession data loop",
                 arguments: [urlSessionBench, "sequential", small, String(sequentialCount)]),
-        ]),
+        ] + wrkReference(connections: 1)),
     Workload(
         title: "\(concurrentCount) GETs (512 B), 64 in flight", issue: "client",
         unit: .requestsPerSecond(count: concurrentCount), target: .ratio(1.2),
@@ -137,7 +156,7 @@ let workloads: [Workload] = [
             Contender(
                 name: "URLSession 64 tasks",
                 arguments: [urlSessionBench, "concurrent", small, String(concurrentCount), "64"]),
-        ]),
+        ] + wrkReference(connections: 64)),
     Workload(
         title: "\(largeLabel) upload (PUT) of a file to nginx dav", issue: "uploads",
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.3),
@@ -199,6 +218,30 @@ let workloads: [Workload] = [
             Contender(name: "WireBench sequential ×1", arguments: [wireBench, "sequential", small, "1"]),
         ], unavailable: wireGetMissing),
 ]
+// BENCH_ONLY=TEXT keeps the rows whose title contains TEXT: for measuring one row while working on it.
+let workloads = allWorkloads.filter { environment["BENCH_ONLY"].map($0.title.contains) ?? true }
+
+/// One run of `contender`. A client's run is its wall time; a reference that prints its own rate (wrk) is
+/// timed by that rate instead, as the time the row's work would take at it, so that its figure and its ratio
+/// to curl come out of the table like everyone else's. A rate that cannot be read fails the run.
+@MainActor func measure(_ contender: Contender, in workload: Workload) throws -> ChildRun {
+    switch contender.timing {
+    case .wallClock:
+        return try ChildProcess.run(contender.arguments, errorLog: bench.errorLog)
+    case .printedRequestRate:
+        let output = bench.root + "/reference-output.txt"
+        defer { unlink(output) }
+        var run = try ChildProcess.run(contender.arguments, output: output, errorLog: bench.errorLog)
+        guard run.status == 0 else { return run }
+        let report = try WrkReport(parsing: String(contentsOfFile: output, encoding: .utf8))
+        guard let seconds = workload.seconds(atRequestsPerSecond: report.requestsPerSecond) else {
+            throw SpawnFailure(
+                description: "\(contender.name) prints a request rate, but the row is not counted in requests")
+        }
+        run.seconds = seconds
+        return run
+    }
+}
 
 // results[row][contender]: one ChildRun per round.
 var results = workloads.map { $0.contenders.map { _ in [ChildRun]() } }
@@ -215,7 +258,7 @@ for round in 0..<rounds {
             for _ in 0..<repeats {
                 workload.prepare()
                 do {
-                    runs.append(try ChildProcess.run(contender.arguments, errorLog: bench.errorLog))
+                    runs.append(try measure(contender, in: workload))
                 } catch {
                     failures.append("\(contender.name): \(error)")
                 }
@@ -248,6 +291,7 @@ report += "load average (1 min) \(loadAtStart) at start, \(MachineDescription.lo
 report +=
     ChildProcess.measuresRSSExactly
     ? "from /usr/bin/time -f %M (the child's own)\n" : "from wait4 (a floor: install `time`)\n"
+report += notes.map { "note: \($0)\n" }.joined()
 if !failures.isEmpty {
     report +=
         "\nfailures (children's standard error is in \(bench.errorLog)):\n" + failures.map { "- \($0)\n" }.joined()
