@@ -43,6 +43,9 @@ final class FixtureConnection {
     /// The peer's address, for log lines.
     let peer: String
     private var decoder = RequestDecoder()
+    /// The array reads land in, kept between reads: once the decoder and the route have let go of the bytes
+    /// it held, the next read refills the same storage instead of allocating (and faulting in) a new one.
+    private var receiveBuffer: [UInt8] = []
 
     /// The request being served; nil between requests.
     private(set) var request: FixtureRequest?
@@ -144,7 +147,10 @@ final class FixtureConnection {
     /// `100 Continue` first when the client is waiting for it and no final response went out yet (unless
     /// `sendingContinue` is false: a server that ignores Expect).
     /// Throws the decoder's `CodecError` for a malformed body (a bad chunk, a body cut short).
-    func nextBodyChunk(sendingContinue: Bool = true) async throws -> ArraySlice<UInt8>? {
+    /// `readBytes` is the most one read from the socket asks for (the upload sink asks for more).
+    func nextBodyChunk(sendingContinue: Bool = true, readBytes: Int = ConnectionReadSize.body) async throws
+        -> ArraySlice<UInt8>?
+    {
         if isBodyComplete { return nil }
         if sendingContinue && expectsContinue && !hasSentContinue && !hasStartedResponse {
             hasSentContinue = true
@@ -159,7 +165,7 @@ final class FixtureConnection {
                 isBodyComplete = true
                 return nil
             case .needMoreData:
-                try await receive()
+                try await receive(maxBytes: readBytes)
             case .head, .paused:
                 preconditionFailure("request decoder left the body of \(request?.head.target ?? "?")")
             }
@@ -180,12 +186,14 @@ final class FixtureConnection {
         return body
     }
 
-    /// Reads once from the connection and feeds the decoder; end of stream feeds the empty slice.
-    private func receive() async throws {
-        var bytes: [UInt8] = []
+    /// Reads once from the connection, at most `maxBytes`, and feeds the decoder; end of stream feeds the
+    /// empty slice. Bytes still referenced elsewhere (a partial head in the decoder, a slice a route kept) are
+    /// safe: emptying a shared array gives this connection fresh storage and leaves theirs alone.
+    private func receive(maxBytes: Int = ConnectionReadSize.body) async throws {
+        receiveBuffer.removeAll(keepingCapacity: true)
         let count = try await connection.read(
-            into: &bytes, maxBytes: ConnectionReadSize.body, deadline: .after(Self.idleTimeout, phase: .body))
-        decoder.feed(count == 0 ? [] : bytes)
+            into: &receiveBuffer, maxBytes: maxBytes, deadline: .after(Self.idleTimeout, phase: .body))
+        decoder.feed(count == 0 ? [] : receiveBuffer)
     }
 
     // MARK: Writing

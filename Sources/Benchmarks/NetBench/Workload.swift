@@ -47,6 +47,8 @@ struct Workload {
         case ratio(Double)
         /// At most this many milliseconds per run.
         case maxMilliseconds(Double)
+        /// None: a reference row, shown to say where a ceiling is (no contender is checked).
+        case reference
     }
 
     /// Shown in the first column: "1 GiB download → /dev/null, plain HTTP".
@@ -92,6 +94,7 @@ struct Workload {
         switch target {
         case .ratio(let ratio): "≥ \(ratio)× curl"
         case .maxMilliseconds(let limit): "≤ \(Int(limit)) ms"
+        case .reference: "none (reference)"
         }
     }
 }
