@@ -63,9 +63,10 @@ docs: deps
 
 ## bench: HTTPWire against curl and URLSession on loopback nginx, side by side (release build, not a test).
 ## BENCH_ROUNDS=N (default 5), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.
-## Needs curl, time (peak RSS of each child) and libcurl4-openssl-dev (URLSession links libcurl statically).
+## Needs curl, time (peak RSS of each child), libcurl4-openssl-dev (URLSession links libcurl statically) and
+## wrk (the request-rate rows' reference: the most nginx answers on this machine).
 bench: deps
-	@for p in curl time libcurl4-openssl-dev; do \
+	@for p in curl time libcurl4-openssl-dev wrk; do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
 	    if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null || exit 1; \
 	    else echo "make: run: sudo apt-get install -y $$p"; exit 1; fi; }; \

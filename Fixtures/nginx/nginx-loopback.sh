@@ -7,11 +7,15 @@
 # Files to serve go in DIR/www (created if missing). Everything nginx writes (pid, logs, temp files) stays
 # in DIR, so a run never touches the system nginx. Locations:
 #   /            static files, sendfile on, ETag and Range as nginx does them
+#   /fast/       the same files for the benchmarks' small-request rows, answered with the fewest system
+#                calls: open_file_cache keeps the descriptor and its fstat, and with sendfile and tcp_nopush
+#                off a small file goes out as one read and one writev (at / every request opens, fstats,
+#                corks, writevs the head, sendfiles the body, uncorks and closes: 9 calls). A location of its
+#                own, because tests that replace a file under / must never be served a cached descriptor
 #   /gzip/       the same files gzip-compressed on the fly: nginx sends them chunked (no Content-Length)
 #   /upload/     PUT stores the body (dav), so nginx reads the whole body before answering; it reads in
 #                1 MiB buffers (client_body_buffer_size), not the default 16 KiB, so that the sink writing its
 #                temp file is not what an upload benchmark measures (the same for every client)
-#   /sink        POST read completely, then 204 (via the dav module's body read); used by upload benchmarks
 set -euo pipefail
 command=${1:?usage: nginx-loopback.sh start|stop DIR [CERT KEY]}
 dir=${2:?usage: nginx-loopback.sh start|stop DIR [CERT KEY]}
@@ -64,6 +68,13 @@ http {
         listen 127.0.0.1:$plain_port;
         client_max_body_size 0;
         location / { root $dir/www; }
+        location /fast/ {
+            alias $dir/www/;
+            open_file_cache max=64 inactive=60s;
+            open_file_cache_valid 60s;
+            sendfile off;
+            tcp_nopush off;
+        }
         location /gzip/ {
             alias $dir/www/;
             gzip on;

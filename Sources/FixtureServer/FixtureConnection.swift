@@ -43,6 +43,9 @@ final class FixtureConnection {
     /// The peer's address, for log lines.
     let peer: String
     private var decoder = RequestDecoder()
+    /// The array reads land in, kept between reads: once the decoder and the route have let go of the bytes
+    /// it held, the next read refills the same storage instead of allocating (and faulting in) a new one.
+    private var receiveBuffer: [UInt8] = []
 
     /// The request being served; nil between requests.
     private(set) var request: FixtureRequest?
@@ -144,7 +147,10 @@ final class FixtureConnection {
     /// `100 Continue` first when the client is waiting for it and no final response went out yet (unless
     /// `sendingContinue` is false: a server that ignores Expect).
     /// Throws the decoder's `CodecError` for a malformed body (a bad chunk, a body cut short).
-    func nextBodyChunk(sendingContinue: Bool = true) async throws -> ArraySlice<UInt8>? {
+    /// `readBytes` is the most one read from the socket asks for (the upload sink asks for more).
+    func nextBodyChunk(sendingContinue: Bool = true, readBytes: Int = ConnectionReadSize.body) async throws
+        -> ArraySlice<UInt8>?
+    {
         if isBodyComplete { return nil }
         if sendingContinue && expectsContinue && !hasSentContinue && !hasStartedResponse {
             hasSentContinue = true
@@ -159,7 +165,7 @@ final class FixtureConnection {
                 isBodyComplete = true
                 return nil
             case .needMoreData:
-                try await receive()
+                try await receive(maxBytes: readBytes)
             case .head, .paused:
                 preconditionFailure("request decoder left the body of \(request?.head.target ?? "?")")
             }
@@ -180,12 +186,14 @@ final class FixtureConnection {
         return body
     }
 
-    /// Reads once from the connection and feeds the decoder; end of stream feeds the empty slice.
-    private func receive() async throws {
-        var bytes: [UInt8] = []
+    /// Reads once from the connection, at most `maxBytes`, and feeds the decoder; end of stream feeds the
+    /// empty slice. Bytes still referenced elsewhere (a partial head in the decoder, a slice a route kept) are
+    /// safe: emptying a shared array gives this connection fresh storage and leaves theirs alone.
+    private func receive(maxBytes: Int = ConnectionReadSize.body) async throws {
+        receiveBuffer.removeAll(keepingCapacity: true)
         let count = try await connection.read(
-            into: &bytes, maxBytes: ConnectionReadSize.body, deadline: .after(Self.idleTimeout, phase: .body))
-        decoder.feed(count == 0 ? [] : bytes)
+            into: &receiveBuffer, maxBytes: maxBytes, deadline: .after(Self.idleTimeout, phase: .body))
+        decoder.feed(count == 0 ? [] : receiveBuffer)
     }
 
     // MARK: Writing
@@ -272,10 +280,21 @@ final class FixtureConnection {
     /// Sends one chunk of a chunked body (plain bytes when the client speaks HTTP/1.0).
     func sendChunk(_ bytes: [UInt8]) async throws {
         if request?.isHead == true || bytes.isEmpty { return }
-        if sendsChunksRaw { return try await write(bytes) }
         var framed: [UInt8] = []
-        ChunkedEncoder.encodeChunk(bytes, into: &framed)
+        appendChunk(size: bytes.count, to: &framed) { $0.append(contentsOf: bytes) }
         try await write(framed)
+    }
+
+    /// Appends one chunk of `size` bytes to `buffer`, framed as ``sendChunk(_:)`` frames it (size line, data,
+    /// CRLF; just the data for an HTTP/1.0 client); `appendData` appends exactly `size` bytes of data. For a
+    /// route that frames many chunks into one buffer and sends it with ``writeBody(_:)``: the same bytes on
+    /// the wire as one `sendChunk` per chunk, in far fewer writes.
+    func appendChunk(size: Int, to buffer: inout [UInt8], data appendData: (inout [UInt8]) -> Void) {
+        guard size > 0 else { return }  // a zero-size chunk would end the body (RFC 9112 §7.1)
+        if sendsChunksRaw { return appendData(&buffer) }
+        ChunkedEncoder.appendChunkHeader(size: size, into: &buffer)
+        appendData(&buffer)
+        buffer.append(contentsOf: ChunkedEncoder.chunkDataTerminator)
     }
 
     /// Ends a chunked body with the last chunk and `trailers`.

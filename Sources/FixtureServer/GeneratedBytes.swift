@@ -18,18 +18,46 @@ public enum GeneratedBytes {
     /// The bytes at positions `range` of the stream for `seed`.
     public static func bytes(_ range: Range<Int64>, seed: UInt64 = 0) -> [UInt8] {
         var result: [UInt8] = []
-        result.reserveCapacity(Int(range.count))
-        var position = range.lowerBound
-        while position < range.upperBound {
-            let word = mix(seed: seed, block: UInt64(position / 8))
-            var offset = Int(position % 8)
-            while offset < 8 && position < range.upperBound {
-                result.append(UInt8(truncatingIfNeeded: word >> (8 * UInt64(offset))))
-                offset += 1
-                position += 1
+        append(range, seed: seed, to: &result)
+        return result
+    }
+
+    /// Appends the bytes at positions `range` of the stream for `seed` to `buffer`: what ``bytes(_:seed:)``
+    /// returns, without the intermediate array, for a server that frames many pieces into one buffer.
+    /// Whole blocks are stored as 8-byte little-endian words (byte k of a block is bits 8k..<8k+8 of its
+    /// word) straight into the array's new capacity, so a large body costs one store per 8 bytes rather
+    /// than one append per byte. Plain counting loops over a raw pointer: debug builds (the tests) stay fast.
+    public static func append(_ range: Range<Int64>, seed: UInt64 = 0, to buffer: inout [UInt8]) {
+        let count = range.count
+        guard count > 0 else { return }
+        buffer.append(addingCapacity: count) { span in
+            span.withUnsafeMutableBufferPointer { free, initialized in
+                guard let base = free.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
+                var offset = 0
+                var block = UInt64(range.lowerBound / 8)
+                var skipped = Int(range.lowerBound % 8)  // bytes of the first block before the range
+                while offset < count {
+                    let word = mix(seed: seed, block: block)
+                    if skipped == 0 && count - offset >= 8 {
+                        base.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                        offset += 8
+                    } else {
+                        // A partial block: the first (skipped > 0) or the last (fewer than 8 bytes left).
+                        var byte = skipped
+                        while byte < 8 && offset < count {
+                            base.storeBytes(
+                                of: UInt8(truncatingIfNeeded: word >> (8 * UInt64(byte))), toByteOffset: offset,
+                                as: UInt8.self)
+                            byte += 1
+                            offset += 1
+                        }
+                        skipped = 0
+                    }
+                    block += 1
+                }
+                initialized = count
             }
         }
-        return result
     }
 
     /// The strong entity tag `/bytes/{count}?seed=` sends (RFC 9110 §8.8.3): it changes with the count and

@@ -81,8 +81,8 @@ enum Routes {
             summary: "reads the body; JSON with size, sha256, content type, framing; raw=1 echoes the body",
             handler: UploadEcho.upload),
         FixtureRoute(
-            name: "sink", usage: "/sink",
-            summary: "reads and discards the body, then 204 with X-Received-Bytes",
+            name: "sink", usage: "/sink?size=&min_size=",
+            summary: "reads and drops the body in 1 MiB reads; 204 with X-Received-Bytes (400 if not size/min_size)",
             handler: UploadEcho.sink),
         FixtureRoute(
             name: "expect", usage: "/expect?reject=417|413&ignore=0",

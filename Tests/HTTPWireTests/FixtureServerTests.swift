@@ -211,6 +211,24 @@ struct FixtureServerTests {
         }
     }
 
+    @Test("/sink checks the byte count it is told to expect: size= exactly, min_size= at least")
+    func sinkCount() async throws {
+        try await withFixtureServer { server in
+            let client = try await RawHTTPConnection.connect(to: server)
+            // Over one 1 MiB sink read, so the count spans several reads.
+            let body = GeneratedBytes.bytes(0..<2_500_000, seed: 4)
+            for (query, status) in [
+                ("size=2500000", 204), ("size=2500001", 400), ("min_size=2400000", 204), ("min_size=2500001", 400),
+            ] {
+                try await client.send(.put, "/sink?" + query, body: body)
+                let answer = try await client.readResponse(to: .put)
+                #expect(answer.status == status, "\(query)")
+                #expect(answer.head.fields["X-Received-Bytes"] == "2500000", "\(query)")
+            }
+            await client.close()
+        }
+    }
+
     @Test("/upload reads a chunked body with trailers")
     func chunkedUpload() async throws {
         try await withFixtureServer { server in

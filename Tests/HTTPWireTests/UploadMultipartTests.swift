@@ -1,6 +1,6 @@
 // UploadMultipartTests: multipart/form-data uploads sent by HTTPClient to the fixture server, echoed back as
 // the server received them (`/upload?raw=1`) and parsed by Python's email package — over plain HTTP
-// (read-and-write path) and TLS (read-and-encrypt path), with binary files full of CRLF and delimiter-like
+// (sendfile path) and TLS (read-and-encrypt path), with binary files full of CRLF and delimiter-like
 // bytes, non-ASCII names and empty files; and the same bytes again after a 307 redirect.
 
 import FixtureServer
@@ -25,7 +25,7 @@ import Testing
             try Data(bytes).write(to: url)
             return url.path
         }
-        // Over 4 MiB, so the body needs many 256 KiB blocks, the last one withheld until the size check.
+        // Over 4 MiB, so the plain path needs several sendfile(2) pieces plus the withheld last block.
         let large = trickyBytes + pseudoRandomBytes(count: 5_000_000, seed: 11) + trickyBytes
         let photo = pseudoRandomBytes(count: 70_000, seed: 12) + trickyBytes
         let tiny: [UInt8] = [0x2D]  // one byte: a single block, the checked last one

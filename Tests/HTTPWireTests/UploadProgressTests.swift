@@ -1,6 +1,6 @@
 // UploadProgressTests: upload progress as a person sees it — monotonic, ending exactly at the total,
 // arriving steadily while the bytes go out (against a sink that reads slowly), with speed and time left —
-// and the progress meter behind it stepped by hand.
+// and the two pieces behind it stepped by hand: the progress meter and the sendfile(2) piece sizer.
 
 import FixtureServer
 import Foundation
@@ -105,5 +105,24 @@ import Testing
         // At most 100 MB/s by construction: sleeps only lengthen the intervals, and a late resumption too.
         #expect(speed > 0 && speed <= 100_000_000, "\(speed)")
         #expect(last.estimatedTimeRemaining == nil)  // no total, no time left
+    }
+
+    @Test("the sendfile piece size grows on a fast link, shrinks on a slow one, within its bounds")
+    func pieceSizer() {
+        var sizer = UploadPieceSizer()
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.minimumBytes)
+        for _ in 0..<20 { sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(1)) }
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.maximumBytes)
+        #expect(UploadPieceSizer.maximumBytes == 4 << 20)  // a progress report at least every 4 MiB
+        // A short piece (the end of a file) says nothing about the link.
+        sizer.pieceSent(bytes: 10, in: .seconds(2))
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.maximumBytes)
+        sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(300))
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.maximumBytes / 2)
+        for _ in 0..<20 { sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(300)) }
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.minimumBytes)
+        // Within the target band it holds still.
+        sizer.pieceSent(bytes: sizer.nextPieceBytes, in: .milliseconds(40))
+        #expect(sizer.nextPieceBytes == UploadPieceSizer.minimumBytes)
     }
 }

@@ -1,8 +1,10 @@
 // BenchServer: the fixture server in a process of its own, for the benchmark rows nginx cannot serve
 // (a program run by `make bench`, not a test). Benchmark layer: nginx's /gzip/ location is chunked but
-// compressed, so the 16 KiB-chunk download row uses FixtureServer's `/chunked?chunks=N&size=16384`, and both
-// curl and HTTPWire fetch it from here. Running it outside the measured process keeps its CPU time and
-// memory out of the client's figures (the driver reads each child's own peak RSS).
+// compressed, so the 16 KiB-chunk download row uses FixtureServer's `/chunked?chunks=N&size=16384`; and
+// nginx's only upload location stores the body in a temp file, so the upload rows PUT to `/sink`, which
+// reads the body in 1 MiB reads, drops it and checks its length. Every contender talks to this same
+// process. Running it outside the measured process keeps its CPU time and memory out of the client's
+// figures (the driver reads each child's own peak RSS).
 //
 //   BenchServer [PORT]    listens on 127.0.0.1:PORT (0 or absent: any free port), prints "PORT\n", serves
 //                         until its standard input closes (so it never outlives the driver that started it)

@@ -1,6 +1,6 @@
 // BenchEnvironment: everything the network benchmarks run against, set up once and torn down at the end
 // (benchmark layer): a work directory on tmpfs, the 1 GiB and small files, throwaway TLS certificates, nginx
-// on loopback (plain and TLS) and BenchServer for the chunked row. Set-up is never timed.
+// on loopback (plain and TLS) and BenchServer for the chunked row and the upload sink. Set-up is never timed.
 
 import Foundation
 import Glibc

@@ -29,13 +29,17 @@ struct SpawnFailure: Error, CustomStringConvertible {
 }
 
 enum ChildProcess {
-    /// Runs `arguments` (the first is an absolute path) with standard input and output on /dev/null and
-    /// standard error appended to `errorLog`, waits for it, and returns its timing and peak RSS.
-    static func run(_ arguments: [String], errorLog: String) throws -> ChildRun {
-        guard access(timeProgram, X_OK) == 0 else { return try spawnAndWait(arguments, errorLog: errorLog) }
+    /// Runs `arguments` (the first is an absolute path) with standard input on /dev/null, standard output
+    /// written to `output` (/dev/null unless the caller reads what the program prints) and standard error
+    /// appended to `errorLog`, waits for it, and returns its timing and peak RSS.
+    static func run(_ arguments: [String], output: String = "/dev/null", errorLog: String) throws -> ChildRun {
+        guard access(timeProgram, X_OK) == 0 else {
+            return try spawnAndWait(arguments, output: output, errorLog: errorLog)
+        }
         let report = "/tmp/httpwire-bench-rss.\(getpid())"
         defer { unlink(report) }
-        var run = try spawnAndWait([timeProgram, "-f", "%M", "-o", report, "--"] + arguments, errorLog: errorLog)
+        var run = try spawnAndWait(
+            [timeProgram, "-f", "%M", "-o", report, "--"] + arguments, output: output, errorLog: errorLog)
         guard let text = try? String(contentsOfFile: report, encoding: .utf8),
             let kibibytes = text.split(separator: "\n").last.flatMap({ Int($0) })
         else { return run }
@@ -49,12 +53,12 @@ enum ChildProcess {
     /// Whether peak RSS figures are exact (under /usr/bin/time) or a floor (wait4 of a vforked child).
     static var measuresRSSExactly: Bool { access(timeProgram, X_OK) == 0 }
 
-    private static func spawnAndWait(_ arguments: [String], errorLog: String) throws -> ChildRun {
+    private static func spawnAndWait(_ arguments: [String], output: String, errorLog: String) throws -> ChildRun {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorLog, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         let cArguments = arguments.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }

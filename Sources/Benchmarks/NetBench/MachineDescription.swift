@@ -24,12 +24,16 @@ enum MachineDescription {
             ?? "unknown"
         let curlVersion = (try? bench.output("/usr/bin/curl --version | head -1 | cut -d' ' -f1-2")) ?? "curl"
         let nginxVersion = (try? bench.output("nginx -v 2>&1 | cut -d/ -f2")) ?? "?"
+        let wrkVersion =
+            (try? bench.output("command -v wrk >/dev/null && wrk -v 2>&1 | head -1 | cut -d' ' -f1-2"))
+            .flatMap { $0.isEmpty ? nil : $0 + ", " } ?? ""
         let date = ISO8601DateFormatter().string(from: Date())
         let mode = isQuick ? "BENCH_QUICK=1 make bench" : "make bench (BENCH_ROUNDS=\(rounds))"
         return """
             date: \(date); command: \(mode)
             machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs (nproc), kernel \(release), CPU \(model)
-            peers: \(curlVersion), nginx \(nginxVersion) (1 worker, sendfile on) on 127.0.0.1, files on tmpfs
+            peers: \(curlVersion), \(wrkVersion)nginx \(nginxVersion) (1 worker; sendfile for the large files, \
+            /fast/ for the 512 B one) and BenchServer (chunked bodies, upload sink) on 127.0.0.1, files on tmpfs
 
             """
     }

@@ -75,6 +75,8 @@ struct ResultTable {
             if ratio < wanted { misses.append("ratio \(format(ratio))× < \(wanted)×") }
         case .maxMilliseconds(let limit):
             if seconds * 1000 > limit { misses.append("\(format(seconds * 1000)) ms > \(Int(limit)) ms") }
+        case .reference:
+            break
         }
         if let limit = contender.peakRSSLimitKiB, peakRSSKiB > limit {
             misses.append("peak RSS \(format(Double(peakRSSKiB) / 1024)) MiB > \(limit / 1024) MiB")

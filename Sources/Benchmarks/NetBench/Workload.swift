@@ -15,6 +15,17 @@ struct Contender {
     var isChecked = false
     /// A peak-RSS ceiling in KiB that this contender must stay under, when the issue sets one.
     var peakRSSLimitKiB: Int?
+    /// How the contender's figure is taken.
+    var timing = Timing.wallClock
+
+    /// Where a contender's figure comes from.
+    enum Timing {
+        /// Wall time from posix_spawn(3) to wait4(2), start-up included: every client.
+        case wallClock
+        /// A reference program that runs for a fixed duration and prints its own request rate (wrk, see
+        /// WrkReport): the figure is that rate, read from its standard output.
+        case printedRequestRate
+    }
 }
 
 /// One row of the table.
@@ -36,6 +47,8 @@ struct Workload {
         case ratio(Double)
         /// At most this many milliseconds per run.
         case maxMilliseconds(Double)
+        /// None: a reference row, shown to say where a ceiling is (no contender is checked).
+        case reference
     }
 
     /// Shown in the first column: "1 GiB download → /dev/null, plain HTTP".
@@ -59,6 +72,14 @@ struct Workload {
         }
     }
 
+    /// The seconds this row's work takes at `requestsPerSecond`: how a printed rate becomes a run time the
+    /// table treats like any other (its figure is then that rate again, its ratio the rate over curl's).
+    /// Nil for a row not counted in requests.
+    func seconds(atRequestsPerSecond requestsPerSecond: Double) -> Double? {
+        guard case .requestsPerSecond(let count) = unit, requestsPerSecond > 0 else { return nil }
+        return Double(count) / requestsPerSecond
+    }
+
     /// The unit's label in the table.
     var unitLabel: String {
         switch unit {
@@ -73,6 +94,7 @@ struct Workload {
         switch target {
         case .ratio(let ratio): "≥ \(ratio)× curl"
         case .maxMilliseconds(let limit): "≤ \(Int(limit)) ms"
+        case .reference: "none (reference)"
         }
     }
 }

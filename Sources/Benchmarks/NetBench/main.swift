@@ -3,9 +3,12 @@
 // contenders as separate processes, round after round, interleaved (round r starts each row at its r-th
 // contender, so a slow spell of the shared machine does not always hit the same program). It prints, per
 // contender, the median figure, its ratio to curl's median, and its peak RSS, then a verdict per target.
+// The request-rate rows also show wrk, when installed, as a reference: not a contender, but the ceiling
+// the server puts on every client there (see WrkReport.swift).
 //
 // Environment: BENCH_ROUNDS (default 5), BENCH_QUICK=1 (one round, 256 MiB files, fewer requests: a fast
-// check that everything runs, not figures to publish), BENCH_OUTPUT=FILE (also write the table there).
+// check that everything runs, not figures to publish), BENCH_OUTPUT=FILE (also write the table there),
+// BENCH_ONLY=TEXT (only the rows whose title contains TEXT).
 
 import Foundation
 import Glibc
@@ -40,12 +43,22 @@ let wireBench = bench.binary("WireBench")
 let urlSessionBench = bench.binary("URLSessionBench")
 let wire = bench.binary("wire")
 let large = bench.plainURL + "large.bin"
-let small = bench.plainURL + "small.txt"
+// The request-rate rows fetch the small file from nginx's /fast/ location (open_file_cache, no sendfile: one
+// read and one writev per request instead of nine calls), so that nginx is less of the ceiling they measure.
+let small = bench.plainURL + "fast/small.txt"
 let downloadFile = bench.root + "/download.bin"
 let chunkedURL = bench.fixtureURL + "chunked?chunks=\(largeBytes >> 14)&size=16384"
 let removeDownload: () -> Void = {
     for suffix in ["", ".part", ".part.resume"] { unlink(downloadFile + suffix) }
 }
+// Uploads go to BenchServer's /sink, which reads the body in 1 MiB reads before it answers and checks the
+// byte count itself (a 400 fails curl -f and the others' status checks): size= for a file, min_size= for a
+// form around it (curl's and HTTPWire's boundaries differ by a few bytes).
+let sinkURL = bench.fixtureURL + "sink?size=\(largeBytes)"
+let formSinkURL = bench.fixtureURL + "sink?min_size=\(largeBytes)"
+// HTTPWire sends no `Expect: 100-continue` unless asked; curl sends it for large uploads and waits for the
+// 100. Turned off, so both put the same request on the wire.
+let curlNoExpect = ["-H", "Expect:"]
 let removeUploads: () -> Void = { ChildProcess.shell("rm -rf '\(bench.uploadDirectory)'/*") }
 
 // curl reads 20,000 URLs from a config file (a command line that long is close to the kernel's limit).
@@ -58,10 +71,26 @@ try String(repeating: "url = \"\(small)\"\n", count: concurrentCount).write(
     let status = (try? ChildProcess.run([wire] + arguments, errorLog: bench.errorLog).status) ?? 1
     return status == 0 ? nil : "`wire \(arguments[0])` does not work on this branch yet (exit status \(status))"
 }
+/// Lines for the end of the report: what was left out and why.
+var notes: [String] = []
+/// wrk on one thread with `connections` connections for a fixed duration, as a request-rate row's reference:
+/// close to the most nginx answers here (see WrkReport.swift). Left out, with a note, when wrk is missing.
+@MainActor func wrkReference(connections: Int) -> [Contender] {
+    let wrk = "/usr/bin/wrk"
+    guard access(wrk, X_OK) == 0 else {
+        notes.append("wrk is not installed (Debian package `wrk`): the request-rate rows have no reference row")
+        return []
+    }
+    return [
+        Contender(
+            name: "wrk -t1 -c\(connections) (reference: the server's ceiling)",
+            arguments: [wrk, "-t1", "-c\(connections)", "-d\(isQuick ? 1 : 3)s", small], timing: .printedRequestRate)
+    ]
+}
 let wireGetMissing = wireCommandWorks(["get", small])
 let wireDownloadMissing = wireCommandWorks(["download", small, "-o", bench.root + "/probe.txt"])
 
-let workloads: [Workload] = [
+let allWorkloads: [Workload] = [
     Workload(
         title: "\(largeLabel) download → /dev/null, plain HTTP", issue: "client",
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.2),
@@ -121,7 +150,7 @@ let workloads: [Workload] = [
             Contender(
                 name: "URLSession data loop",
                 arguments: [urlSessionBench, "sequential", small, String(sequentialCount)]),
-        ]),
+        ] + wrkReference(connections: 1)),
     Workload(
         title: "\(concurrentCount) GETs (512 B), 64 in flight", issue: "client",
         unit: .requestsPerSecond(count: concurrentCount), target: .ratio(1.2),
@@ -135,37 +164,44 @@ let workloads: [Workload] = [
             Contender(
                 name: "URLSession 64 tasks",
                 arguments: [urlSessionBench, "concurrent", small, String(concurrentCount), "64"]),
-        ]),
+        ] + wrkReference(connections: 64)),
     Workload(
-        title: "\(largeLabel) upload (PUT) of a file to nginx dav", issue: "uploads",
+        title: "\(largeLabel) upload (PUT) of a file to a sink (BenchServer /sink)", issue: "uploads",
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.3),
         contenders: [
             Contender(
-                name: "curl -T FILE",
-                arguments: curlFlags + ["-T", bench.largeFile, bench.plainURL + "upload/curl-t.bin"],
+                name: "curl -T FILE", arguments: curlFlags + curlNoExpect + ["-T", bench.largeFile, sinkURL],
                 isBaseline: true),
             Contender(
-                name: "HTTPWire .file (256 KiB writes)",
-                arguments: [wireBench, "put-file", bench.plainURL + "upload/wire.bin", bench.largeFile],
+                name: "HTTPWire .file", arguments: [wireBench, "put-file", sinkURL, bench.largeFile],
                 isChecked: true, peakRSSLimitKiB: rssLimitKiB),
             Contender(
                 name: "URLSession upload(fromFile:)",
-                arguments: [urlSessionBench, "put-file", bench.plainURL + "upload/urlsession.bin", bench.largeFile]),
-        ], prepare: removeUploads),
+                arguments: [urlSessionBench, "put-file", sinkURL, bench.largeFile]),
+        ]),
     Workload(
-        title: "\(largeLabel) multipart/form-data upload (PUT) to nginx dav", issue: "uploads",
+        title: "\(largeLabel) multipart/form-data upload (PUT) to a sink (BenchServer /sink)", issue: "uploads",
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.3),
         contenders: [
             Contender(
                 name: "curl -F file=@FILE",
-                arguments: curlFlags + [
-                    "-X", "PUT", "-F", "file=@" + bench.largeFile, bench.plainURL + "upload/curl-f.bin",
-                ],
+                arguments: curlFlags + curlNoExpect + ["-X", "PUT", "-F", "file=@" + bench.largeFile, formSinkURL],
                 isBaseline: true),
             Contender(
-                name: "HTTPWire .multipart",
-                arguments: [wireBench, "put-multipart", bench.plainURL + "upload/wire-form.bin", bench.largeFile],
+                name: "HTTPWire .multipart", arguments: [wireBench, "put-multipart", formSinkURL, bench.largeFile],
                 isChecked: true, peakRSSLimitKiB: rssLimitKiB),
+        ]),
+    Workload(
+        title: "\(largeLabel) upload (PUT) of a file to nginx dav (reference: nginx stores the body)",
+        issue: "uploads", unit: .megabytesPerSecond(bytes: largeBytes), target: .reference,
+        contenders: [
+            Contender(
+                name: "curl -T FILE",
+                arguments: curlFlags + curlNoExpect + ["-T", bench.largeFile, bench.plainURL + "upload/curl-t.bin"],
+                isBaseline: true),
+            Contender(
+                name: "HTTPWire .file",
+                arguments: [wireBench, "put-file", bench.plainURL + "upload/wire.bin", bench.largeFile]),
         ], prepare: removeUploads),
     Workload(
         title: "`wire get` with \(sequentialCount) URLs", issue: "CLI",
@@ -197,6 +233,30 @@ let workloads: [Workload] = [
             Contender(name: "WireBench sequential ×1", arguments: [wireBench, "sequential", small, "1"]),
         ], unavailable: wireGetMissing),
 ]
+// BENCH_ONLY=TEXT keeps the rows whose title contains TEXT: for measuring one row while working on it.
+let workloads = allWorkloads.filter { environment["BENCH_ONLY"].map($0.title.contains) ?? true }
+
+/// One run of `contender`. A client's run is its wall time; a reference that prints its own rate (wrk) is
+/// timed by that rate instead, as the time the row's work would take at it, so that its figure and its ratio
+/// to curl come out of the table like everyone else's. A rate that cannot be read fails the run.
+@MainActor func measure(_ contender: Contender, in workload: Workload) throws -> ChildRun {
+    switch contender.timing {
+    case .wallClock:
+        return try ChildProcess.run(contender.arguments, errorLog: bench.errorLog)
+    case .printedRequestRate:
+        let output = bench.root + "/reference-output.txt"
+        defer { unlink(output) }
+        var run = try ChildProcess.run(contender.arguments, output: output, errorLog: bench.errorLog)
+        guard run.status == 0 else { return run }
+        let report = try WrkReport(parsing: String(contentsOfFile: output, encoding: .utf8))
+        guard let seconds = workload.seconds(atRequestsPerSecond: report.requestsPerSecond) else {
+            throw SpawnFailure(
+                description: "\(contender.name) prints a request rate, but the row is not counted in requests")
+        }
+        run.seconds = seconds
+        return run
+    }
+}
 
 // results[row][contender]: one ChildRun per round.
 var results = workloads.map { $0.contenders.map { _ in [ChildRun]() } }
@@ -213,7 +273,7 @@ for round in 0..<rounds {
             for _ in 0..<repeats {
                 workload.prepare()
                 do {
-                    runs.append(try ChildProcess.run(contender.arguments, errorLog: bench.errorLog))
+                    runs.append(try measure(contender, in: workload))
                 } catch {
                     failures.append("\(contender.name): \(error)")
                 }
@@ -246,6 +306,7 @@ report += "load average (1 min) \(loadAtStart) at start, \(MachineDescription.lo
 report +=
     ChildProcess.measuresRSSExactly
     ? "from /usr/bin/time -f %M (the child's own)\n" : "from wait4 (a floor: install `time`)\n"
+report += notes.map { "note: \($0)\n" }.joined()
 if !failures.isEmpty {
     report +=
         "\nfailures (children's standard error is in \(bench.errorLog)):\n" + failures.map { "- \($0)\n" }.joined()

@@ -197,6 +197,8 @@ if let tlsDirectory {
 let client = HTTPClient(configuration: configuration)
 let curlTLS = tlsDirectory.map { ["--cacert", $0 + "/ca.pem"] } ?? []
 var failed = false
+/// Bytes the sink was sent, over every successful upload: what its CPU time is divided by.
+var sinkBytes: Int64 = 0
 
 for _ in 0..<rounds {
     // HTTPWire: the file as a PUT body, then as the one file of a form.
@@ -217,6 +219,7 @@ for _ in 0..<rounds {
     results["httpwire -F (multipart)", default: []].append(megabytesPerSecond(size, clock.now - start))
     cpu["httpwire -F (multipart)", default: []].append(ownCPUSeconds() - cpuStart)
     if (Int64(posted.fields["X-Received-Bytes"] ?? "") ?? 0) <= size { failed = true }
+    sinkBytes += 2 * size
 
     // curl, each way; `Expect:` off so no variant waits for a 100.
     let curlRuns: [(String, [String])] = [
@@ -228,12 +231,14 @@ for _ in 0..<rounds {
         start = clock.now
         guard
             let curl = Child.spawn(
-                "/usr/bin/curl", ["-sS", "-o", "/dev/null", "-H", "Expect:"] + curlTLS + options + [sinkURL])
+                "/usr/bin/curl",
+                ["-sS", "-o", "/dev/null", "-w", "%header{x-received-bytes}", "-H", "Expect:"] + curlTLS + options
+                    + [sinkURL])
         else {
             print("UploadBench: cannot run /usr/bin/curl")
             exit(1)
         }
-        _ = curl.readAll()
+        let received = Int64(curl.readAll().filter(\.isNumber)) ?? 0
         let (status, peak, cpuSeconds) = curl.wait()
         peaks[name] = max(peaks[name] ?? 0, peak)
         cpu[name, default: []].append(cpuSeconds)
@@ -243,13 +248,20 @@ for _ in 0..<rounds {
             failures[name, default: 0] += 1
             continue
         }
+        // The sink's count, as for HTTPWire: the whole file (a form adds its framing around it).
+        if name.hasPrefix("curl -F") ? received <= size : received != size {
+            print("UploadBench: \(name): the sink received \(received) of \(size) bytes")
+            failed = true
+        }
         results[name, default: []].append(megabytesPerSecond(size, clock.now - start))
+        sinkBytes += size
     }
 }
 await client.shutdown()
 if let sinkChild {
-    // Five uploads of the file per round (the forms' few hundred bytes of framing aside).
-    let sinkCPU = sinkChild.wait().cpuSeconds / Double(5 * rounds) / Double(size) * Double(1 << 30)
+    // Per byte of the uploads that went through (the forms' few hundred bytes of framing aside; a refused
+    // `curl --data-binary` sent nothing).
+    let sinkCPU = sinkChild.wait().cpuSeconds / Double(max(1, sinkBytes)) * Double(1 << 30)
     print("sink (FixtureServer /sink, child process): CPU \((sinkCPU * 100).rounded() / 100) s per GiB received")
 }
 

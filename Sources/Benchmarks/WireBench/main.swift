@@ -15,7 +15,7 @@
 //
 // `--reactor` runs the workload's tasks on `HTTPClient.reactorExecutor` (withTaskExecutorPreference), the
 // opt-in that lets a response resume its task on the thread that saw the socket become ready.
-//   WireBench put-file URL PATH                              PUT a file (read and written in 256 KiB blocks)
+//   WireBench put-file URL PATH                              PUT a file (sendfile(2) on plain HTTP)
 //   WireBench put-multipart URL PATH                         PUT a multipart/form-data form with the file
 
 import Glibc

@@ -20,7 +20,8 @@ public enum RequestBody: Sendable {
     case empty
     /// Bytes in memory, sent with `Content-Length`.
     case bytes([UInt8])
-    /// A whole file, read from disk in 256 KiB blocks while it is sent; its size at send time is the
+    /// A whole file, streamed from disk while it is sent (sendfile(2) on plain HTTP, 256 KiB blocks over
+    /// TLS); its size at send time is the
     /// `Content-Length`, and a file that changes size meanwhile fails the request.
     case file(path: String)
     /// A multipart/form-data form (RFC 7578), streamed part by part with an exact `Content-Length`.

@@ -3,10 +3,11 @@
 // Features layer: blocking pread(2)/fstat(2) on one file. It must not run on the reactor thread or the
 // cooperative pool — the client calls it on its BlockingWorker thread — and it knows nothing of sockets.
 //
-// HTTPClient sends every file region through `readNextBlock(into:)`, which fills one 256 KiB buffer at a
-// time, so the memory used stays the same for a 10 KiB or a 10 GiB file (on loopback these writes beat
-// sendfile(2); see RequestBodyWriter.swift). A caller that moves bytes itself, with sendfile(2) from
-// `fileDescriptor`, reports them with `bytesMovedOutOfBand(_:)` so the size check still runs.
+// Two paths send a file region. Plain HTTP gives `fileDescriptor` to sendfile(2) for all but the region's
+// last block and reports those bytes with `bytesMovedOutOfBand(_:)`; TLS needs the bytes in user space to
+// encrypt them. Both take the blocks they write (over TLS all of them, on plain HTTP the last one) from
+// `readNextBlock(into:)`, which fills one 256 KiB buffer at a time, so the memory used stays the same for a
+// 10 KiB or a 10 GiB file, and the size check before the last block runs on both.
 //
 // The size check is what keeps a request honest. Content-Length was computed from the file's size when
 // the body was prepared (RFC 9112 §6.2: the body is exactly that many bytes). If the file has shrunk, the
@@ -119,7 +120,7 @@ public struct FileRegionReader: ~Copyable, Sendable {
     ///
     /// sendfile(2) puts bytes on the wire before any check can run, so a file that grows at the last moment
     /// would be noticed only after a complete-looking body left. To keep the "last block withheld"
-    /// guarantee, let sendfile(2) move all but the region's final byte and send that one with
+    /// guarantee, let sendfile(2) move all but the region's final block and send that one with
     /// ``readNextBlock(into:)``, which reads from where this method left the position.
     public mutating func bytesMovedOutOfBand(_ count: Int64) throws(HTTPWireError) {
         position += min(count, remainingBytes)

@@ -4,8 +4,8 @@
 // the client decides how each segment reaches the wire.
 //
 // A segment is either bytes (delimiters, part heads, in-memory content) or a region of a file. Keeping the
-// two apart is what lets the client send each its own way: bytes are written as they are, file regions
-// are read through FileRegionReader in 256 KiB blocks (and encrypted over TLS).
+// two apart is what lets the client send each its own way: bytes are written as they are, file regions go
+// out with sendfile(2) on plain HTTP and are read through FileRegionReader in 256 KiB blocks over TLS.
 // Either way no file is ever held in memory whole.
 
 /// An iterator over the segments of a ``PreparedMultipartBody``, in wire order.
@@ -19,7 +19,7 @@
 /// while let segment = reader.next() {
 ///     switch segment {
 ///     case .bytes(let bytes): try await connection.write(bytes)
-///     case .file(let region): try await connection.sendFile(region)  // FileRegionReader blocks
+///     case .file(let region): try await connection.sendFile(region)  // sendfile(2) or FileRegionReader
 ///     }
 /// }
 /// ```

@@ -100,8 +100,8 @@ extension HTTPClient {
         return upload(request)
     }
 
-    /// Uploads a file as the whole request body (`PUT` by default), streamed from disk in 256 KiB
-    /// blocks, and framed by its size. A file that changes size meanwhile fails the upload with
+    /// Uploads a file as the whole request body (`PUT` by default), streamed from disk (sendfile(2) on
+    /// plain HTTP, 256 KiB blocks over TLS), and framed by its size. A file that changes size meanwhile fails the upload with
     /// ``HTTPWireError/localFileChanged(path:expectedSize:actualSize:)`` and the server never receives a
     /// complete-looking body.
     ///
