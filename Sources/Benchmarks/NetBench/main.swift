@@ -115,6 +115,9 @@ let allWorkloads: [Workload] = [
                 name: "HTTPWire read + discard",
                 arguments: [wireBench, "discard", bench.tlsURL + "large.bin", "--cafile", bench.caFile],
                 isChecked: true, peakRSSLimitKiB: rssLimitKiB),
+            Contender(
+                name: "HTTPWire read + discard, on the reactor",
+                arguments: [wireBench, "discard", bench.tlsURL + "large.bin", "--cafile", bench.caFile, "--reactor"]),
         ]),
     Workload(
         title: "\(largeLabel) download → file on \(bench.root.hasPrefix("/dev/shm") ? "tmpfs" : "disk")",
@@ -130,12 +133,24 @@ let allWorkloads: [Workload] = [
                 arguments: [wireBench, "download", large, downloadFile, "--stream"]),
         ], prepare: removeDownload),
     Workload(
-        title: "\(largeLabel) chunked download, 16 KiB chunks (BenchServer)", issue: "downloads",
+        title: "\(largeLabel) chunked download → file, 16 KiB chunks (BenchServer)", issue: "downloads",
         unit: .megabytesPerSecond(bytes: largeBytes), target: .ratio(1.0),
+        contenders: [
+            Contender(name: "curl -o FILE", arguments: curlFlags + ["-o", downloadFile, chunkedURL], isBaseline: true),
+            Contender(
+                name: "HTTPWire download API → FILE", arguments: [wireBench, "fetch", chunkedURL, downloadFile],
+                isChecked: true, peakRSSLimitKiB: rssLimitKiB),
+        ], prepare: removeDownload),
+    Workload(
+        title: "\(largeLabel) chunked download → /dev/null, 16 KiB chunks (reference: no disk)", issue: "downloads",
+        unit: .megabytesPerSecond(bytes: largeBytes), target: .reference,
         contenders: [
             Contender(
                 name: "curl -o /dev/null", arguments: curlFlags + ["-o", "/dev/null", chunkedURL], isBaseline: true),
-            Contender(name: "HTTPWire read + discard", arguments: [wireBench, "discard", chunkedURL], isChecked: true),
+            Contender(name: "HTTPWire read + discard", arguments: [wireBench, "discard", chunkedURL]),
+            Contender(
+                name: "HTTPWire read + discard, on the reactor",
+                arguments: [wireBench, "discard", chunkedURL, "--reactor"]),
         ]),
     Workload(
         title: "\(sequentialCount) sequential GETs (512 B), one connection", issue: "client",
@@ -145,8 +160,11 @@ let allWorkloads: [Workload] = [
                 name: "curl URL×\(sequentialCount)",
                 arguments: curlFlags + Array(repeating: small, count: sequentialCount), isBaseline: true),
             Contender(
-                name: "HTTPWire get loop", arguments: [wireBench, "sequential", small, String(sequentialCount)],
-                isChecked: true),
+                name: "HTTPWire get loop (cooperative pool)",
+                arguments: [wireBench, "sequential", small, String(sequentialCount)]),
+            Contender(
+                name: "HTTPWire get loop on HTTPClient.reactorExecutor",
+                arguments: [wireBench, "sequential", small, String(sequentialCount), "--reactor"], isChecked: true),
             Contender(
                 name: "URLSession data loop",
                 arguments: [urlSessionBench, "sequential", small, String(sequentialCount)]),
@@ -159,8 +177,12 @@ let allWorkloads: [Workload] = [
                 name: "curl --parallel-max 64",
                 arguments: curlFlags + ["--parallel", "--parallel-max", "64", "-K", curlConfig], isBaseline: true),
             Contender(
-                name: "HTTPWire 64 tasks",
-                arguments: [wireBench, "concurrent", small, String(concurrentCount), "64"], isChecked: true),
+                name: "HTTPWire 64 tasks (cooperative pool)",
+                arguments: [wireBench, "concurrent", small, String(concurrentCount), "64"]),
+            Contender(
+                name: "HTTPWire 64 tasks on HTTPClient.reactorExecutor",
+                arguments: [wireBench, "concurrent", small, String(concurrentCount), "64", "--reactor"],
+                isChecked: true),
             Contender(
                 name: "URLSession 64 tasks",
                 arguments: [urlSessionBench, "concurrent", small, String(concurrentCount), "64"]),
