@@ -329,7 +329,8 @@ extension FixtureServerTests {
         #expect(server.requestsServed == 5)
         let start = ContinuousClock.now
         await server.stop()
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Well under the routes' 30 s delay; the margin is for a machine busy with the parallel test run.
+        #expect(ContinuousClock.now - start < .seconds(15))
         for client in clients {
             #expect(try await client.readUntilClose().isEmpty)
             await client.close()
