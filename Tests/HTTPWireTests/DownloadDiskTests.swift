@@ -57,7 +57,8 @@ import Testing
                     Issue.record("unexpected error \(error)")
                     return
                 }
-                #expect(path == destination + ".part")
+                // The download's lock file is the first file it creates, before any request.
+                #expect(path == destination + ".part.lock")
                 #expect(code == EROFS || code == EACCES)
                 #expect(error.exitCode == 23)
             }

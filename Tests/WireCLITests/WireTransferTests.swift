@@ -1,7 +1,7 @@
 // WireTransferTests: `wire download` and `wire upload` run as a user runs them — a download killed with
-// SIGKILL and run again resumes with Range + If-Range into a byte-identical file, Ctrl-C exits 130 and
-// keeps the partial data, the progress bar appears on a terminal and not in a pipe, and a multipart
-// upload reaches the server whole.
+// SIGKILL and run again resumes with Range + If-Range into a byte-identical file, a second download to the
+// same file while one runs exits 23 without disturbing it, Ctrl-C exits 130 and keeps the partial data, the
+// progress bar appears on a terminal and not in a pipe, and a multipart upload reaches the server whole.
 
 import FixtureServer
 import Foundation
@@ -29,6 +29,18 @@ import Testing
         }
     }
 
+    /// Starts `wire download` of 1 MB served in 10 KB pieces every 10 ms (about a second, long enough to act
+    /// on it part-way) into `directory/file.bin`, and waits until its part file holds `bytes` bytes.
+    private func startSlowDownload(
+        from server: FixtureServer, into directory: String, atLeast bytes: Int
+    ) async throws -> (url: String, target: String, process: RunningWire) {
+        let url = server.baseURL + "bytes/1000000?interval_ms=10&piece=10000"
+        let target = directory + "/file.bin"
+        let process = try WireProcess.start(["download", url, "-o", target])
+        try await waitForFile(target + ".part", atLeast: bytes)
+        return (url, target, process)
+    }
+
     private func reference(_ url: String) async throws -> [UInt8] {
         let client = HTTPClient()
         let body = try await client.get(url).body
@@ -43,17 +55,15 @@ import Testing
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withFixtureServer { server in
-            // 1 MB in 10 KB pieces every 10 ms: about a second, long enough to kill it part-way.
-            let url = server.baseURL + "bytes/1000000?interval_ms=10&piece=10000"
-            let target = directory + "/file.bin"
-            let first = try WireProcess.start(["download", url, "-o", target])
-            try await waitForFile(target + ".part", atLeast: 300_000)
+            let (url, target, first) = try await startSlowDownload(from: server, into: directory, atLeast: 300_000)
             // The resume record is committed every 250 ms; give it one commit past the bytes seen.
             try await Task.sleep(for: .milliseconds(300))
             first.send(SIGKILL)
             let killed = try await first.finish()
             #expect(killed.status == 128 + SIGKILL)
             #expect(!FileManager.default.fileExists(atPath: target))
+            // The dead process's lock file stays, but the kernel dropped its flock: the next run takes it.
+            #expect(FileManager.default.fileExists(atPath: target + ".part.lock"))
 
             let second = try await WireProcess.run(["download", url, "-o", target])
             #expect(second.status == 0, "\(second.standardError)")
@@ -64,6 +74,27 @@ import Testing
             let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: target)))
             #expect(written == (try await reference(server.baseURL + "bytes/1000000")))
             #expect(!FileManager.default.fileExists(atPath: target + ".part"))
+            #expect(!FileManager.default.fileExists(atPath: target + ".part.lock"))
+        }
+    }
+
+    @Test(
+        "a second wire download to the same file exits 23 at once and the first one finishes", .timeLimit(.minutes(1)))
+    func concurrentDownload() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withFixtureServer { server in
+            let (url, target, first) = try await startSlowDownload(from: server, into: directory, atLeast: 100_000)
+            let second = try await WireProcess.run(["download", url, "-o", target, "--restart"])
+            #expect(second.status == 23)
+            #expect(
+                second.standardError
+                    == "wire: error: cannot write \(target): another download to it is running (errno 16)\n")
+            let finished = try await first.finish()
+            #expect(finished.status == 0, "\(finished.standardError)")
+            #expect(server.requestLog.count == 1)
+            let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: target)))
+            #expect(written == (try await reference(server.baseURL + "bytes/1000000")))
         }
     }
 

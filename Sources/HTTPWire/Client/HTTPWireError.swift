@@ -58,7 +58,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case bodyTooLarge(limit: Int)
     /// A status of 400 or more when failing on status was asked for (exit 22).
     case httpStatus(Int)
-    /// Writing a local file failed (exit 23).
+    /// Writing a local file failed (exit 23). `EBUSY` is what a download reports when another download
+    /// to the same destination — in this process or another — holds it (see ``Download``).
     case localWriteFailed(path: String, errno: Int32)
     /// A downloaded file's SHA-256 differs from the one the caller expected, so it was not put in place
     /// (exit 32). curl has no checksum check and leaves 32 unused (its `CURLE_OBSOLETE32`); aria2 documents
@@ -127,6 +128,11 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
             return "body ended after \(received) bytes before its end was announced"
         case .httpStatus(let status): return "server answered with status \(status)"
         case .bodyTooLarge(let limit): return "response body larger than the \(limit)-byte limit"
+        case .localWriteFailed(let path, EBUSY):
+            // strerror's "device or resource busy" does not say which resource. Writing a file never gives
+            // EBUSY (only a rename onto a mount point could), and a download gives it for one reason: the
+            // destination's lock is held by another download (`DownloadLock`).
+            return "cannot write \(path): another download to it is running (errno \(EBUSY))"
         case .localWriteFailed(let path, let errno): return "cannot write \(path): \(Self.errnoText(errno))"
         case .checksumMismatch(let expected, let actual):
             return "sha-256 mismatch: expected \(expected), got \(actual)"

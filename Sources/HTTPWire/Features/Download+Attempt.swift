@@ -46,7 +46,7 @@ extension Download {
                 fieldValue: response.fields["Content-Disposition"], urlLastPathSegment: response.url.lastPathSegment)
             let chosen = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             if (200..<300).contains(status) {
-                try Self.register(chosen, self)
+                try await claim(chosen)
                 control.withLock { $0.destination = chosen }
                 destination = chosen
                 let onDisk = try await planFromDisk(destination: chosen, url: key)

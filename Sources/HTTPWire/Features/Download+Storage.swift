@@ -3,6 +3,10 @@
 // Features layer: static questions about `dest`, `dest.part` and `dest.part.resume`; the file calls run on
 // the blocking worker. This file must not send requests.
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension Download {
     /// The progress a resume of `destination` would start from: the bytes the record counts (what a
     /// resume keeps) and the expected total. Nil when there is no part file. A part file without a usable
@@ -33,7 +37,9 @@ extension Download {
 
     /// Removes everything downloaded for `destination` — the finished file, the part file and the record —
     /// at any time: a download running to it in this process is cancelled and awaited first, so no write
-    /// lands after the removal. Missing files are not an error.
+    /// lands after the removal. A download running to it in another process is not ours to stop: then
+    /// this throws `localWriteFailed(path: destination, errno: EBUSY)` and removes nothing. Missing files
+    /// are not an error.
     public static func removeData(forDestination destination: String) async throws {
         if let running = activeDownload(to: destination) {
             running.cancel()
@@ -41,6 +47,14 @@ extension Download {
         }
         let file = DownloadPartialFile(destination: destination)
         try await DownloadPartialFile.runBlocking {
+            // Holding the download lock while deleting means no download starts or runs under our feet.
+            let lock: DownloadLock
+            do {
+                lock = try DownloadLock.acquire(forDestination: destination)
+            } catch HTTPWireError.localWriteFailed(_, let code) where code == ENOENT {
+                return  // no such directory: nothing was downloaded there
+            }
+            defer { lock.release() }
             try file.discard()
             try ResumeRecord.remove(atPath: destination)
         }

@@ -5,9 +5,10 @@
 //
 // Pausing cancels the running attempt; the transfer commits what arrived before it stops, so a pause costs
 // nothing but the connection, and `resume()` continues with a Range request. Cancelling does the same and
-// ends the download with `CancellationError`, keeping the partial data for a later run. A file with one
-// active download per destination in this process: a second one fails at once rather than fight over the
-// part file. This file must not touch files itself.
+// ends the download with `CancellationError`, keeping the partial data for a later run. One download per
+// destination: the run claims it before anything on disk is read — in this process's registry and with
+// `DownloadLock` (a flock, which also keeps other processes out) — and a second one fails at once rather
+// than fight over the part file. This file must not touch files itself.
 
 import HTTPWireCodec
 import Synchronization
@@ -55,6 +56,8 @@ public final class Download: Sendable {
         var requests = 0
         var resumedFromBytes: Int64?
         var mustDiscard: Bool
+        /// Held from the claim of the destination to the end of the run.
+        var lock: DownloadLock?
     }
 
     /// The URL as given.
@@ -153,18 +156,30 @@ public final class Download: Sendable {
 
     // MARK: Run loop
 
-    /// Runs attempts until one finishes the file, handling pauses and retries in between.
+    /// Runs the attempts, then gives up the destination — the lock is released before the handle's
+    /// `result()` returns, so a download started after it can take the destination at once.
     private func run() async throws -> DownloadResult {
-        defer {
-            let destination = control.withLock { state in
-                state.phase = .finished
-                return state.destination
-            }
-            if let destination { Self.unregister(destination, self) }
-            eventSink.finish()
+        let outcome: Result<DownloadResult, any Error>
+        do {
+            outcome = .success(try await runAttempts())
+        } catch {
+            outcome = .failure(error)
         }
+        let (destination, lock) = control.withLock { state in
+            state.phase = .finished
+            defer { state.lock = nil }
+            return (state.destination, state.lock)
+        }
+        if let lock { _ = try? await DownloadPartialFile.runBlocking { lock.release() } }
+        if let destination { Self.unregister(destination, self) }
+        eventSink.finish()
+        return try outcome.get()
+    }
+
+    /// Runs attempts until one finishes the file, handling pauses and retries in between.
+    private func runAttempts() async throws -> DownloadResult {
         if let destination = control.withLock({ $0.destination }) {
-            try Self.register(destination, self)
+            try await claim(destination)
         }
         var failedAttempts = 0
         while true {
@@ -250,7 +265,25 @@ public final class Download: Sendable {
 
     private static let active = Mutex<[String: Download]>([:])
 
-    /// Claims `destination` for `download`; `localWriteFailed(EBUSY)` when another download holds it.
+    /// Claims `destination` before anything on disk is read: in this process's registry (what
+    /// `isDownloading` and `removeData` look up), then with the flock that also keeps other processes and
+    /// differently spelled paths out. Throws `localWriteFailed(path: destination, errno: EBUSY)` at once
+    /// when another download holds it; nothing has been touched then.
+    func claim(_ destination: String) async throws {
+        try Self.register(destination, self)
+        do {
+            let lock = try await DownloadPartialFile.runBlocking {
+                try DownloadLock.acquire(forDestination: destination)
+            }
+            control.withLock { $0.lock = lock }
+        } catch {
+            Self.unregister(destination, self)
+            throw error
+        }
+    }
+
+    /// Claims `destination` for `download` in this process; `localWriteFailed(EBUSY)` when another download
+    /// holds it.
     static func register(_ destination: String, _ download: Download) throws(HTTPWireError) {
         let isFree = active.withLock { downloads in
             if let current = downloads[destination], current !== download { return false }
