@@ -31,8 +31,10 @@ struct DownloadTransfer: Sendable {
     let report: @Sendable (TransferProgress) -> Void
 
     /// The size of each of the queue's two blocks: the largest write, and with the block being written the
-    /// whole memory a transfer holds (8 MiB), whatever the size of the download.
-    static let blockCapacity = 4 << 20
+    /// whole memory a transfer holds (2 MiB), whatever the size of the download: 1 MiB writes already make
+    /// the per-call cost negligible, and larger blocks only raised peak RSS (4 MiB blocks: 20.6 MiB for a
+    /// 1 GiB chunked download against 14–15 MiB; `make bench`).
+    static let blockCapacity = 1 << 20
     /// The most one splice(2) round moves; the transport returns earlier when the socket runs dry.
     static let spliceBytes: Int64 = 16 << 20
     /// How long the writer lets a small first slice gather company before writing it.
@@ -116,11 +118,16 @@ struct DownloadTransfer: Sendable {
     private static func writeBlocks(
         from queue: DownloadWriteQueue, to file: DownloadPartialFile, committer: DownloadCommitter
     ) async {
+        let clock = ContinuousClock()
+        var lastWriteEnd = clock.now - gatherDelay
         while true {
             await queue.waitForBytes()
-            if queue.pendingBytes < gatherBytes, !queue.isClosed {
-                // A few small slices: give the next ones a moment to join them (bounded, so a slow trickle
-                // is still on disk within milliseconds, and a fast stream is written in large blocks).
+            // A few small slices after a quiet spell (a trickle): give the next ones a moment to join them,
+            // bounded, so they are still on disk within milliseconds. Not while writes follow each other
+            // (a fast stream): the reader fills the other block during each write, so every write already
+            // takes all that gathered, and a pause would only leave the reader waiting on a full block
+            // (measured: with 1 MiB blocks, a 1 GiB chunked download ran at 0.76× curl with the pause).
+            if queue.pendingBytes < gatherBytes, !queue.isClosed, clock.now - lastWriteEnd >= gatherDelay {
                 try? await Task.sleep(for: gatherDelay)
             }
             guard let block = await queue.nextBlock() else { return }
@@ -135,6 +142,7 @@ struct DownloadTransfer: Sendable {
             }
             committer.bytesWritten(upTo: file.writtenBytes)
             queue.blockWritten(block)
+            lastWriteEnd = clock.now
         }
     }
 }
