@@ -47,6 +47,17 @@ extension TransportTests {
             #expect(!stream.isOpen)
         }
 
+        @Test(
+            "the client's TLS 1.3 suite order puts AES-128-GCM first, and the server follows it",
+            .timeLimit(.minutes(1)))
+        func cipherSuiteOrder() async throws {
+            // The echo server's context keeps OpenSSL's default order (AES-256 first) and no server
+            // preference, so the suite chosen is the client's first choice.
+            let stream = try await handshake(leaf: "leaf")
+            #expect(stream.negotiatedCipherSuite == "TLS_AES_128_GCM_SHA256")
+            await stream.close()
+        }
+
         @Test("an IP literal is checked against the certificate's IP SANs", .timeLimit(.minutes(1)))
         func ipAddressSAN() async throws {
             #expect(try await rejection(leaf: "leaf", serverName: "127.0.0.1") == nil)

@@ -51,6 +51,10 @@ package final class TLSStream: Connection, CustomStringConvertible {
     private let connection: SSLConnection
     /// The ALPN protocol the peer chose ("http/1.1"), or nil when it chose none.
     package let negotiatedProtocol: String?
+    /// The cipher suite the handshake settled on, in OpenSSL's naming ("TLS_AES_128_GCM_SHA256").
+    package var negotiatedCipherSuite: String? {
+        SSL_get_current_cipher(connection.pointer).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) }
+    }
 
     private init(socket: TCPSocket, connection: SSLConnection, negotiatedProtocol: String?) {
         self.socket = socket
