@@ -174,13 +174,16 @@ import Testing
         await server.stop()
     }
 
-    @Test("cancelling a task mid-body closes its connection and the pool stays usable", .timeLimit(.minutes(1)))
-    func cancellationReleases() async throws {
+    @Test(
+        "cancelling a task mid-body closes its connection and the pool stays usable",
+        .timeLimit(.minutes(1)), arguments: [false, true])
+    func cancellationReleases(onReactor: Bool) async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
             let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
             let started = AsyncStream<Void>.makeStream()
-            let reader = Task {
+            // On the cooperative pool, or on the reactor thread (HTTPClient.reactorExecutor).
+            let reader = Task(executorPreference: onReactor ? HTTPClient.reactorExecutor : nil) {
                 let response = try await client.stream(HTTPRequest(url: "drip?bytes=1000&interval_ms=20"))
                 var count = 0
                 for try await piece in response.body {

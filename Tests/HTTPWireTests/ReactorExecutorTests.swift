@@ -1,8 +1,9 @@
 // The reactor as a task executor (`HTTPClient.reactorExecutor`): code under that preference really runs on
 // the reactor thread, and everything the client does still works there — pooled reuse, 200 requests in
-// flight, TLS, file uploads (whose disk reads go to the blocking worker), streamed bodies, cancellation and
-// each timeout phase. A task there makes its socket calls on the thread that also runs epoll_wait, and parks
-// an operation without the queue, so these are the paths that could hang or lose an edge if that was wrong.
+// flight, TLS, file uploads (whose disk reads go to the blocking worker), streamed bodies and each timeout
+// phase. Cancellation there is a case of ClientPoolTests.cancellationReleases. A task on the reactor makes
+// its socket calls on the thread that also runs epoll_wait, and parks an operation without the queue, so
+// these are the paths that could hang or lose an edge if that was wrong.
 
 import FixtureServer
 import HTTPWireCodec
@@ -104,35 +105,6 @@ import Testing
                 for try await piece in response.body { total += piece.count }
                 #expect(total == 2_000_000)
             }
-            await client.shutdown()
-        }
-    }
-
-    @Test("cancelling a task on the reactor closes its connection; the pool stays usable", .timeLimit(.minutes(1)))
-    func cancellation() async throws {
-        try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server)
-            let started = AsyncStream<Void>.makeStream()
-            let reader = Task {
-                try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
-                    let response = try await client.stream(HTTPRequest(url: "drip?bytes=1000&interval_ms=20"))
-                    var count = 0
-                    for try await piece in response.body {
-                        count += piece.count
-                        if count == 1 { started.continuation.yield() }
-                    }
-                    return count
-                }
-            }
-            for await _ in started.stream { break }
-            let connection = try #require(client.pool.establishedConnections.first)
-            reader.cancel()
-            await #expect(throws: CancellationError.self) { _ = try await reader.value }
-            #expect(await eventually { !connection.socket.descriptor.isOpen })
-            try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
-                #expect(try await client.get("json").status == .ok)
-            }
-            #expect(client.connectionsOpened == 2)
             await client.shutdown()
         }
     }

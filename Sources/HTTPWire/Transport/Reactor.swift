@@ -281,30 +281,28 @@ private final class ReactorLoop {
     }
 
     func submit(_ operation: AnyReactorOperation) {
-        if operation.isCancelRequested {
-            // Cancellation overtook the operation: it never runs, and the descriptor closes as for any cancel.
-            fail(operation, with: CancellationError())
-            return
-        }
-        if let descriptor = operation.descriptor, !descriptor.isOpen {
-            operation.fail(CancellationError())
-            return
-        }
-        guard let interest = operation.attempt() else { return }
+        guard admit(operation), let interest = operation.attempt() else { return }
         park(operation, until: interest)
     }
 
     /// Parks an operation whose first attempt the caller made on this thread and which would block.
     func park(attempted operation: AnyReactorOperation, until interest: Interest) {
+        guard admit(operation) else { return }
+        park(operation, until: interest)
+    }
+
+    /// Whether a newly submitted operation may run; false after failing it when cancellation overtook it
+    /// (its descriptor closes, as for any cancel) or its descriptor is already closed.
+    private func admit(_ operation: AnyReactorOperation) -> Bool {
         if operation.isCancelRequested {
             fail(operation, with: CancellationError())
-            return
+            return false
         }
         if let descriptor = operation.descriptor, !descriptor.isOpen {
             operation.fail(CancellationError())
-            return
+            return false
         }
-        park(operation, until: interest)
+        return true
     }
 
     func cancel(_ operation: AnyReactorOperation) {
