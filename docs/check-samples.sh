@@ -34,6 +34,16 @@ rm -rf "$STAGING"
 mkdir -p "$STAGING/Sources/Samples" "$PACKAGE/Sources"
 : >"$INDEX"
 
+# The kept build can miss a source file added to this checkout since it was made (seen once: "cannot find
+# type 'DownloadLock' in scope" for a file new in HTTPWire, until the sample build was removed). So the build
+# starts over whenever the list of this checkout's Swift sources changes; edits to existing files stay
+# incremental.
+fingerprint="$(find Sources -name '*.swift' | LC_ALL=C sort | cksum)"
+if [ "$(cat "$PACKAGE/sources.fingerprint" 2>/dev/null)" != "$fingerprint" ]; then
+    rm -rf "$PACKAGE/.build"
+    printf '%s\n' "$fingerprint" >"$PACKAGE/sources.fingerprint"
+fi
+
 shopt -s nullglob
 markdown_files=()
 [ -f README.md ] && markdown_files+=(README.md)
