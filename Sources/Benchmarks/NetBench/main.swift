@@ -90,6 +90,12 @@ var notes: [String] = []
 let wireGetMissing = wireCommandWorks(["get", small])
 let wireDownloadMissing = wireCommandWorks(["download", small, "-o", bench.root + "/probe.txt"])
 
+/// curl fetching the small file `sequentialCount` times on one connection: the baseline of the sequential
+/// and the `wire get` rows.
+let curlSequential = Contender(
+    name: "curl URL×\(sequentialCount)",
+    arguments: curlFlags + Array(repeating: small, count: sequentialCount), isBaseline: true)
+
 let allWorkloads: [Workload] = [
     Workload(
         title: "\(largeLabel) download → /dev/null, plain HTTP", issue: "client",
@@ -156,9 +162,7 @@ let allWorkloads: [Workload] = [
         title: "\(sequentialCount) sequential GETs (512 B), one connection", issue: "client",
         unit: .requestsPerSecond(count: sequentialCount), target: .ratio(1.5),
         contenders: [
-            Contender(
-                name: "curl URL×\(sequentialCount)",
-                arguments: curlFlags + Array(repeating: small, count: sequentialCount), isBaseline: true),
+            curlSequential,
             Contender(
                 name: "HTTPWire get loop (cooperative pool)",
                 arguments: [wireBench, "sequential", small, String(sequentialCount)]),
@@ -229,9 +233,7 @@ let allWorkloads: [Workload] = [
         title: "`wire get` with \(sequentialCount) URLs", issue: "CLI",
         unit: .requestsPerSecond(count: sequentialCount), target: .ratio(1.5),
         contenders: [
-            Contender(
-                name: "curl URL×\(sequentialCount)",
-                arguments: curlFlags + Array(repeating: small, count: sequentialCount), isBaseline: true),
+            curlSequential,
             Contender(
                 name: "wire get URL×\(sequentialCount)",
                 arguments: [wire, "get"] + Array(repeating: small, count: sequentialCount),

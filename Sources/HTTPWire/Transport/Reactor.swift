@@ -120,17 +120,27 @@ package final class Reactor: Sendable {
         on descriptor: FileDescriptor?, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
     ) async throws -> Value {
         let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
-        return try await withTaskCancellationHandler {
+        return try await awaitCompletion(of: operation) {
+            if isCurrentThread {
+                loop.submit(operation)  // a task on the reactor thread: no queue, no extra turn of the loop
+            } else {
+                enqueue(.submit(operation))
+            }
+        }
+    }
+
+    /// Suspends until `operation` finishes. `start` hands it to the loop once its continuation is in place;
+    /// cancelling the calling task sends the loop a `.cancel` command — both travel through the same queue
+    /// (or run on the loop's own thread), and the loop copes with either order.
+    private func awaitCompletion<Value: Sendable>(
+        of operation: ReactorOperation<Value>, start: () -> Void
+    ) async throws -> Value {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 operation.continuation = continuation
-                if isCurrentThread {
-                    loop.submit(operation)  // a task on the reactor thread: no queue, no extra turn of the loop
-                } else {
-                    enqueue(.submit(operation))
-                }
+                start()
             }
         } onCancel: {
-            // Both commands travel through the same queue; the reactor copes with either order.
             enqueue(.cancel(operation))
         }
     }
@@ -171,14 +181,7 @@ package final class Reactor: Sendable {
         case .wait(let wanted): interest = wanted
         }
         let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                operation.continuation = continuation
-                loop.park(attempted: operation, until: interest)
-            }
-        } onCancel: {
-            enqueue(.cancel(operation))
-        }
+        return try await awaitCompletion(of: operation) { loop.park(attempted: operation, until: interest) }
     }
 
     /// Waits until `deadline` passes, then throws `HTTPWireError.timedOut(deadline.phase)`; cancellable.
