@@ -147,7 +147,6 @@ enum ResponseDecoderFuzz {
         case .headTooLarge(let limit, _): return .headTooLarge(limit: limit, seen: 0)
         case .chunkLineTooLong(let limit, _): return .chunkLineTooLong(limit: limit, seen: 0)
         case .trailersTooLarge(let limit, _): return .trailersTooLarge(limit: limit, seen: 0)
-        case .tooManyInformationalResponses(let limit): return .tooManyInformationalResponses(limit: limit)
         default: return error
         }
     }

@@ -149,11 +149,10 @@ extension CodecError {
         case .headTooLarge(let limit, _): return .headTooLarge(limit: limit, seen: 0)
         case .chunkLineTooLong(let limit, _): return .chunkLineTooLong(limit: limit, seen: 0)
         case .trailersTooLarge(let limit, _): return .trailersTooLarge(limit: limit, seen: 0)
-        case .tooManyInformationalResponses(let limit): return .tooManyInformationalResponses(limit: limit)
         case .invalidFieldName, .invalidFieldValue, .invalidMethod, .invalidURL, .bareCarriageReturn,
             .unexpectedUpgrade, .tooManyFields, .truncatedHead, .invalidContentLength, .conflictingContentLength,
             .contentLengthWithTransferEncoding, .unsupportedTransferCoding, .truncatedBody,
-            .framingFieldNotAllowed, .invalidRange, .invalidContentRange:
+            .framingFieldNotAllowed, .invalidRange, .invalidContentRange, .tooManyInformationalResponses:
             return self
         }
     }
