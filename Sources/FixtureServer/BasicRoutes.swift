@@ -8,6 +8,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// Handlers of the plain routes; see Routes.swift for their URLs.
 enum BasicRoutes {
@@ -111,7 +112,7 @@ enum BasicRoutes {
         var fields: HTTPFields = ["Content-Type": "application/octet-stream"]
         if hasTrailers { fields.append(name: "Trailer", value: "X-Checksum-SHA256, X-Chunks") }
         try await connection.sendHead(status: 200, fields: fields, framing: .chunked)
-        var hasher = SHA256Digest.Hasher()
+        var hasher = SHA256Hasher()
         let chunksPerWrite = interval > 0 ? 1 : max(1, chunkedWriteBytes / size)
         var buffer: [UInt8] = []
         var index = 0
@@ -129,7 +130,7 @@ enum BasicRoutes {
             index = min(chunks, index + chunksPerWrite)
             try await connection.writeBody(buffer)
         }
-        let checksum = hasher.finalize()?.hexString ?? ""
+        let checksum = hasher.finalize().flatMap { SHA256Digest(bytes: $0)?.hexString } ?? ""
         var trailers = HTTPFields()
         if hasTrailers {
             trailers.append(name: "X-Checksum-SHA256", value: checksum)

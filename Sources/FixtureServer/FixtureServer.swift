@@ -10,6 +10,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import Synchronization
 
 /// An HTTP/1.1 server on a loopback port, for tests and demos.
@@ -31,7 +32,7 @@ public final class FixtureServer: Sendable {
         var requestsServed = 0
         var requestLog: [RequestHead] = []
         /// Open connections by id, so that `stop()` can close them.
-        var connections: [Int: any Connection] = [:]
+        var connections: [Int: any ByteStream] = [:]
         /// The tasks running those connections, so that `stop()` can await them.
         var connectionTasks: [Int: Task<Void, Never>] = [:]
         var nextConnectionID = 0
@@ -71,7 +72,13 @@ public final class FixtureServer: Sendable {
         host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil, directory: String? = nil,
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> FixtureServer {
-        let context = try tls.map { configuration throws(HTTPWireError) in try TLSContext(server: configuration) }
+        let context = try tls.map { configuration throws(HTTPWireError) in
+            do throws(TransportError) {
+                return try TLSContext(server: configuration.transportSettings)
+            } catch {
+                throw HTTPWireError(error, phase: .connect)
+            }
+        }
         let listener = try Listener.bind(host: host, port: port)
         let server = FixtureServer(listener: listener, tlsContext: context, directory: directory, log: log)
         let task = Task { await server.acceptLoop() }
@@ -185,11 +192,11 @@ public final class FixtureServer: Sendable {
                 state.connectionTasks.removeValue(forKey: id)
             }
         }
-        var connection: any Connection = socket
+        var connection: any ByteStream = socket
         if let tlsContext {
             do {
                 let stream = try await TLSStream.accept(
-                    over: socket, context: tlsContext, deadline: .after(.seconds(10), phase: .connect))
+                    over: socket, context: tlsContext, deadline: .after(.seconds(10)))
                 let isStopped = state.withLock { state in
                     if !state.isStopped { state.connections[id] = stream }
                     return state.isStopped

@@ -7,6 +7,7 @@ import HTTPWireCodec
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -143,9 +144,9 @@ import Testing
         let server = Task {
             while let socket = try? await listener.accept() {
                 var buffer: [UInt8] = []
-                _ = try? await socket.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(5), phase: .head))
+                _ = try? await socket.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(5)))
                 let answer = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                try? await socket.write(Array(answer.utf8), deadline: .after(.seconds(5), phase: .send))
+                try? await socket.write(Array(answer.utf8), deadline: .after(.seconds(5)))
                 await socket.close()
             }
         }

@@ -8,6 +8,7 @@ import HTTPWireCodec
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 @Suite struct ClientPoolTests {
     @Test("200 concurrent requests share at most 8 connections and all succeed", .timeLimit(.minutes(1)))
@@ -76,14 +77,14 @@ import Testing
         let server = Task {
             guard let first = try? await listener.accept() else { return }
             var buffer: [UInt8] = []
-            _ = try? await first.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+            _ = try? await first.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10)))
             try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
             try? await Task.sleep(for: .milliseconds(50))
             try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged".utf8), deadline: .never)
             sentSignal.yield()
             while let next = try? await listener.accept() {
                 buffer.removeAll()
-                _ = try? await next.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+                _ = try? await next.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10)))
                 try? await next.write(
                     Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfresh".utf8),
                     deadline: .never)

@@ -7,6 +7,7 @@ import HTTPWireCodec
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -22,7 +23,7 @@ import Testing
         var fillers: [TCPSocket] = []
         for _ in 0..<3 {
             if let socket = try? await TCPSocket.connect(
-                host: "127.0.0.1", port: listener.port, deadline: .after(.milliseconds(200), phase: .connect))
+                host: "127.0.0.1", port: listener.port, deadline: .after(.milliseconds(200)))
             {
                 fillers.append(socket)
             }

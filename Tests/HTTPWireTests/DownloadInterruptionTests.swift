@@ -3,9 +3,10 @@
 // count below is exact.
 
 import Foundation
-import HTTPWire
 import HTTPWireCodec
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct DownloadInterruptionTests {
     static let size = 1_000_000

@@ -2,9 +2,10 @@
 // that changed between two runs; and resuming into a directory under the server-chosen name.
 
 import Foundation
-import HTTPWire
 import HTTPWireCodec
 import Testing
+
+@testable import HTTPWire
 
 @Suite(.serialized) struct DownloadNginxTests {
     @Test("nginx: a partial download resumes with If-Range, and a changed file starts over", .timeLimit(.minutes(1)))

@@ -3,11 +3,11 @@
 // ignored, 416 for a complete file, a 206 at the wrong place — and the restart option.
 
 import Foundation
-import HTTPWire
 import HTTPWireCodec
 import Testing
 
 @testable import FixtureServer
+@testable import HTTPWire
 
 @Suite struct DownloadResumeTests {
     /// Leaves `prefix` in `destination.part` and a record counting it, as an interrupted run would.

@@ -4,6 +4,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import Synchronization
 
 /// Serves `content` with a strong ETag, Range (`bytes=N-`) and If-Range; each new connection follows the

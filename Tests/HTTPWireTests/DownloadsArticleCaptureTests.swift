@@ -13,9 +13,10 @@
 
 import FixtureServer
 import Foundation
-import HTTPWire
 import HTTPWireCodec
 import Testing
+
+@testable import HTTPWire
 
 @Suite(.serialized) struct DownloadsArticleCaptureTests {
     /// The article: this file is Tests/HTTPWireTests/DownloadsArticleCaptureTests.swift.

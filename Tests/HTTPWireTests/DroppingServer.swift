@@ -5,6 +5,7 @@
 import HTTPWireCodec
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 /// A one-route server that answers the first request of its first connection with "first", reads the
 /// second request and closes without a byte of answer (a server that timed the connection out as the
@@ -44,7 +45,7 @@ struct DroppingServer: Sendable {
             case .needMoreData:
                 buffer.removeAll(keepingCapacity: true)
                 let count = try await socket.read(
-                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10)))
                 decoder.feed(count == 0 ? [] : buffer[...])
                 if count == 0 { return }
             }

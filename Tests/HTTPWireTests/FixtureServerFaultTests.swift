@@ -6,6 +6,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import Testing
 
 #if canImport(Glibc)
@@ -50,7 +51,7 @@ struct FixtureServerFaultTests {
 
             let reset = try await RawHTTPConnection.connect(to: server)
             try await reset.send(.get, "/reset")
-            await #expect(throws: HTTPWireError.receiveFailed(errno: ECONNRESET)) {
+            await #expect(throws: TransportError.receiveFailed(errno: ECONNRESET)) {
                 _ = try await reset.readUntilClose()
             }
             await reset.close()

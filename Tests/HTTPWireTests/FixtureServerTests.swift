@@ -5,6 +5,7 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import Testing
 
 #if canImport(FoundationEssentials)
@@ -259,7 +260,7 @@ struct FixtureServerTests {
             try await client.write(bytes)  // the head only: the body waits for 100
             var interim: [UInt8] = []
             _ = try await client.connection.read(
-                into: &interim, maxBytes: 100, deadline: .after(.seconds(10), phase: .head))
+                into: &interim, maxBytes: 100, deadline: .after(.seconds(10)))
             #expect(String(decoding: interim, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
             try await client.write(Array("data".utf8))
             let summary = try json(try await client.readResponse(to: .post))
@@ -306,7 +307,7 @@ struct FixtureServerTests {
         await client.close()
         await #expect(throws: (any Error).self) {
             _ = try await TCPSocket.connect(
-                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5), phase: .connect))
+                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5)))
         }
     }
 }

@@ -2,8 +2,9 @@
 // parser, compared part by part and byte for byte.
 
 import Foundation
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct MultipartFormTests {
     /// Bytes that look like framing: CRLF, lone CR and LF, `--`, a fake delimiter and a close delimiter.

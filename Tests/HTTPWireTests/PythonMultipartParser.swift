@@ -8,8 +8,9 @@
 // parameters, its Content-Type and its payload (base64), plus any defects the parser noticed.
 
 import Foundation
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 /// What Python's email parser found in one body.
 struct ParsedMultipartBody: Decodable {

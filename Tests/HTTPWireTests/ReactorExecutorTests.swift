@@ -10,6 +10,7 @@ import HTTPWireCodec
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

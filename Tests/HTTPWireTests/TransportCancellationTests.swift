@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 extension TransportTests {
     @Suite struct Cancellation {

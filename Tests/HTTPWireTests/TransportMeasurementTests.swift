@@ -8,6 +8,7 @@ import Foundation
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 extension TransportTests {
     @Suite(.enabled(if: ProcessInfo.processInfo.environment["HTTPWIRE_MEASURE"] == "1"))
@@ -17,7 +18,7 @@ extension TransportTests {
             let listener = try Listener.bind()
             let task = Task {
                 let socket = try await listener.accept()
-                let connection: any Connection =
+                let connection: any ByteStream =
                     if let tls { try await TLSStream.accept(over: socket, context: tls, deadline: .never) } else {
                         socket
                     }
@@ -73,8 +74,8 @@ extension TransportTests {
             let total = 1 << 30
             let (listener, sender) = try startSender(total: total)
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
-            let sink = open("/dev/null", O_WRONLY | O_CLOEXEC)
-            defer { close(sink) }
+            let sink = try DiskFile.open("/dev/null", for: .writing(creating: false))
+            defer { sink.close() }
             var received: Int64 = 0
             var calls = 0
             let elapsed = try await ContinuousClock().measure {
@@ -127,11 +128,11 @@ extension TransportTests {
             let count = 5000
             let elapsed = try await ContinuousClock().measure {
                 for _ in 0..<count {
-                    try await socket.write(request, deadline: .after(.seconds(5), phase: .send))
+                    try await socket.write(request, deadline: .after(.seconds(5)))
                     buffer.removeAll(keepingCapacity: true)
                     while buffer.count < request.count {
                         _ = try await socket.read(
-                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5), phase: .head))
+                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5)))
                     }
                 }
             }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 extension TransportTests {
     @Suite struct TCP {
@@ -12,9 +13,9 @@ extension TransportTests {
         func roundTrip() async throws {
             let server = try EchoServer.start()
             let socket = try await TCPSocket.connect(
-                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5), phase: .connect))
+                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5)))
             let message = patternBytes(300_000)  // larger than one socket buffer: partial writes happen
-            async let sent: Void = socket.write(message, deadline: .after(.seconds(10), phase: .send))
+            async let sent: Void = socket.write(message, deadline: .after(.seconds(10)))
             let echoed = try await socket.read(exactly: message.count)
             try await sent
             #expect(echoed == message)
@@ -26,7 +27,7 @@ extension TransportTests {
         @Test("end of stream reads as 0", .timeLimit(.minutes(1)))
         func endOfStream() async throws {
             let listener = try Listener.bind()
-            async let accepted = listener.accept(deadline: .after(.seconds(5), phase: .connect))
+            async let accepted = listener.accept(deadline: .after(.seconds(5)))
             let socket = try await TCPSocket.connect(host: "localhost", port: listener.port, deadline: .never)
             let server = try await accepted
             try await server.write(Array("bye".utf8), deadline: .never)
@@ -57,23 +58,23 @@ extension TransportTests {
             let listener = try Listener.bind()
             let port = listener.port
             await listener.close()
-            let error = await #expect(throws: HTTPWireError.self) {
+            let error = await #expect(throws: TransportError.self) {
                 _ = try await TCPSocket.connect(
-                    host: "127.0.0.1", port: port, deadline: .after(.seconds(5), phase: .connect))
+                    host: "127.0.0.1", port: port, deadline: .after(.seconds(5)))
             }
             #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
-            #expect(error?.exitCode == 7)
+            #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 7)
             #expect(error?.description.contains("connection refused") == true)
         }
 
         @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.minutes(1)))
         func unresolvableName() async throws {
-            let error = await #expect(throws: HTTPWireError.self) {
+            let error = await #expect(throws: TransportError.self) {
                 _ = try await TCPSocket.connect(
-                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20), phase: .connect))
+                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20)))
             }
-            #expect(error == .couldNotResolveHost("no-such-host.invalid"))
-            #expect(error?.exitCode == 6)
+            #expect(error == .couldNotResolve(host: "no-such-host.invalid"))
+            #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 6)
         }
 
         @Test("literal addresses resolve without DNS", .timeLimit(.minutes(1)))
@@ -85,7 +86,7 @@ extension TransportTests {
             #expect(Resolver.literalAddress(host: "localhost", port: 1) == nil)
         }
 
-        @Test("a read that outlives its deadline reports the phase and closes the socket", .timeLimit(.minutes(1)))
+        @Test("a read that outlives its deadline is timedOut and closes the socket", .timeLimit(.minutes(1)))
         func readDeadline() async throws {
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -94,11 +95,11 @@ extension TransportTests {
             let clock = ContinuousClock()
             let start = clock.now
             var buffer: [UInt8] = []
-            let error = await #expect(throws: HTTPWireError.self) {
+            let error = await #expect(throws: TransportError.self) {
                 _ = try await socket.read(
-                    into: &buffer, maxBytes: 10, deadline: .after(.milliseconds(200), phase: .head))
+                    into: &buffer, maxBytes: 10, deadline: .after(.milliseconds(200)))
             }
-            #expect(error == .timedOut(.head))
+            #expect(error == .timedOut)
             #expect(clock.now - start >= .milliseconds(190))
             #expect(!socket.isOpen)
             await silent.close()
@@ -114,9 +115,9 @@ extension TransportTests {
                 for index in 0..<1000 {
                     group.addTask {
                         let socket = try await TCPSocket.connect(
-                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30), phase: .connect))
+                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30)))
                         let message = Array("connection \(index)".utf8)
-                        try await socket.write(message, deadline: .after(.seconds(30), phase: .send))
+                        try await socket.write(message, deadline: .after(.seconds(30)))
                         let echoed = try await socket.read(exactly: message.count)
                         let threads = ProcessProbe.threadCount()
                         await socket.close()
@@ -143,8 +144,8 @@ extension TransportTests {
                 do {
                     queued.append(
                         try await TCPSocket.connect(
-                            to: full.localAddress, deadline: .after(.milliseconds(100), phase: .connect)))
-                } catch HTTPWireError.timedOut {
+                            to: full.localAddress, deadline: .after(.milliseconds(100))))
+                } catch TransportError.timedOut {
                     isHanging = true
                 }
             }
@@ -155,7 +156,7 @@ extension TransportTests {
             let start = clock.now
             let socket = try await HappyEyeballs.connect(
                 to: [full.localAddress, working], host: "test", port: server.port,
-                deadline: .after(.seconds(10), phase: .connect))
+                deadline: .after(.seconds(10)))
             let elapsed = clock.now - start
             #expect(socket.remoteAddress.port == server.port)
             #expect(elapsed >= .milliseconds(240) && elapsed < .seconds(3), "took \(elapsed)")
@@ -166,7 +167,7 @@ extension TransportTests {
             await closed.close()
             let quickStart = clock.now
             let second = try await HappyEyeballs.connect(
-                to: [refused, working], host: "test", port: server.port, deadline: .after(.seconds(10), phase: .connect)
+                to: [refused, working], host: "test", port: server.port, deadline: .after(.seconds(10))
             )
             #expect(clock.now - quickStart < .milliseconds(200))
             for connection in queued + [socket, second] { await connection.close() }

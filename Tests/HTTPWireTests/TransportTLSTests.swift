@@ -5,13 +5,14 @@ import Foundation
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 extension TransportTests {
     @Suite struct TLS {
         /// Connects a TLS client trusting `roots` to an echo server presenting `leaf`.
         private func handshake(
             leaf: String, serverName: String = "localhost", client: TLSContext? = nil,
-            deadline: Deadline = .after(.seconds(10), phase: .connect)
+            deadline: Deadline = .after(.seconds(10))
         ) async throws -> TLSStream {
             let server = try EchoServer.start(tls: try TestCertificates.serverContext(leaf))
             defer { Task { await server.stop() } }
@@ -23,13 +24,13 @@ extension TransportTests {
 
         /// The rejection `leaf` causes, or nil when the handshake succeeded.
         private func rejection(leaf: String, serverName: String = "localhost", client: TLSContext? = nil) async throws
-            -> HTTPWireError?
+            -> TransportError?
         {
             do {
                 let stream = try await handshake(leaf: leaf, serverName: serverName, client: client)
                 await stream.close()
                 return nil
-            } catch let error as HTTPWireError {
+            } catch let error as TransportError {
                 return error
             }
         }
@@ -39,7 +40,7 @@ extension TransportTests {
             let stream = try await handshake(leaf: "leaf")
             #expect(stream.negotiatedProtocol == "http/1.1")
             let message = patternBytes(200_000)
-            async let sent: Void = stream.write(message, deadline: .after(.seconds(10), phase: .send))
+            async let sent: Void = stream.write(message, deadline: .after(.seconds(10)))
             let echoed = try await stream.read(exactly: message.count)
             try await sent
             #expect(echoed == message)
@@ -77,16 +78,16 @@ extension TransportTests {
         func rejections(leaf: String, reason: String) async throws {
             let error = try #require(try await rejection(leaf: leaf))
             // OpenSSL 3.0 spells it "self signed certificate"; later releases add the hyphen.
-            let normalized = HTTPWireError.peerCertificateRejected(
+            let normalized = TransportError.peerCertificateRejected(
                 reason == "self-signed certificate" && error.description.contains("self signed")
                     ? "self signed certificate" : reason)
             #expect(error == normalized)
-            #expect(error.exitCode == 60)
+            #expect(HTTPWireError(error, phase: .connect).exitCode == 60)
         }
 
         @Test("the test CA is not trusted from the system store alone", .timeLimit(.minutes(1)))
         func systemStoreOnly() async throws {
-            let client = try TLSContext(client: TLSConfiguration())
+            let client = try TLSContext(client: TLSConfiguration().transportSettings)
             let error = try await rejection(leaf: "leaf", client: client)
             #expect(error == .peerCertificateRejected("unable to get local issuer certificate"))
         }
@@ -94,17 +95,18 @@ extension TransportTests {
         @Test("extra trust given as PEM text", .timeLimit(.minutes(1)))
         func trustFromPEMText() async throws {
             let pem = try String(contentsOfFile: TestCertificates.path("ca.pem"), encoding: .utf8)
-            let client = try TLSContext(client: TLSConfiguration(additionalTrustRoots: [.text(pem)]))
+            let client = try TLSContext(client: TLSConfiguration(additionalTrustRoots: [.text(pem)]).transportSettings)
             #expect(try await rejection(leaf: "leaf", client: client) == nil)
         }
 
         @Test("verification can be switched off for testing", .timeLimit(.minutes(1)))
         func insecure() async throws {
-            let client = try TLSContext(client: TLSConfiguration(trustsSystemRoots: false, verifiesPeer: false))
+            let client = try TLSContext(
+                client: TLSConfiguration(trustsSystemRoots: false, verifiesPeer: false).transportSettings)
             #expect(try await rejection(leaf: "self-signed", client: client) == nil)
         }
 
-        @Test("a plain-HTTP peer is tlsHandshakeFailed (exit 35), not a certificate problem", .timeLimit(.minutes(1)))
+        @Test("a plain-HTTP peer is tlsFailed (exit 35), not a certificate problem", .timeLimit(.minutes(1)))
         func notTLS() async throws {
             let listener = try Listener.bind()
             let serverTask = Task {
@@ -112,49 +114,49 @@ extension TransportTests {
                 try await socket.write(
                     Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8), deadline: .never)
                 var buffer: [UInt8] = []
-                _ = try? await socket.read(into: &buffer, maxBytes: 1000, deadline: .after(.seconds(5), phase: .body))
+                _ = try? await socket.read(into: &buffer, maxBytes: 1000, deadline: .after(.seconds(5)))
                 await socket.close()
             }
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
-            let error = await #expect(throws: HTTPWireError.self) {
+            let error = await #expect(throws: TransportError.self) {
                 _ = try await TLSStream.connect(
                     over: socket, serverName: "localhost", context: try TestCertificates.clientContext(),
-                    deadline: .after(.seconds(5), phase: .connect))
+                    deadline: .after(.seconds(5)))
             }
-            #expect(error?.exitCode == 35)
+            #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 35)
             #expect(error?.description.contains("wrong version number") == true)
             #expect(!socket.isOpen)
             try await serverTask.value
             await listener.close()
         }
 
-        @Test("a peer that closes during the handshake is tlsHandshakeFailed", .timeLimit(.minutes(1)))
+        @Test("a peer that closes during the handshake is tlsFailed", .timeLimit(.minutes(1)))
         func peerClosed() async throws {
             let listener = try Listener.bind()
             let serverTask = Task { await (try? listener.accept())?.close() }
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
-            let error = await #expect(throws: HTTPWireError.self) {
+            let error = await #expect(throws: TransportError.self) {
                 _ = try await TLSStream.connect(
                     over: socket, serverName: "localhost", context: try TestCertificates.clientContext(),
-                    deadline: .after(.seconds(5), phase: .connect))
+                    deadline: .after(.seconds(5)))
             }
-            #expect(error?.exitCode == 35)
+            #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 35)
             await serverTask.value
             await listener.close()
         }
 
-        @Test("a silent peer makes the handshake time out in the connect phase", .timeLimit(.minutes(1)))
+        @Test("a silent peer makes the handshake time out", .timeLimit(.minutes(1)))
         func handshakeTimeout() async throws {
             let listener = try Listener.bind()
             async let accepted = listener.accept()
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let silent = try await accepted
-            let error = await #expect(throws: HTTPWireError.self) {
+            let error = await #expect(throws: TransportError.self) {
                 _ = try await TLSStream.connect(
                     over: socket, serverName: "localhost", context: try TestCertificates.clientContext(),
-                    deadline: .after(.milliseconds(200), phase: .connect))
+                    deadline: .after(.milliseconds(200)))
             }
-            #expect(error == .timedOut(.connect))
+            #expect(error == .timedOut)
             #expect(!socket.isOpen)
             await silent.close()
             await listener.close()
@@ -178,7 +180,8 @@ extension TransportTests {
                     trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)],
                     clientCertificateChain: .file(path: TestCertificates.path("client.pem")),
                     clientPrivateKey: .text(
-                        String(contentsOfFile: TestCertificates.path("client.key"), encoding: .utf8))))
+                        String(contentsOfFile: TestCertificates.path("client.key"), encoding: .utf8))
+                ).transportSettings)
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let stream = try await TLSStream.connect(
                 over: socket, serverName: "localhost", context: client, deadline: .never)
@@ -194,12 +197,12 @@ extension TransportTests {
             let anonymous = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let anonymousStream = try? await TLSStream.connect(
                 over: anonymous, serverName: "localhost", context: TestCertificates.clientContext(),
-                deadline: .after(.seconds(5), phase: .connect))
+                deadline: .after(.seconds(5)))
             // TLS 1.3 finishes the client's side first; the refusal then arrives as a failed (or ended) read.
             if let anonymousStream {
                 var buffer: [UInt8] = []
                 let outcome = try? await anonymousStream.read(
-                    into: &buffer, maxBytes: 10, deadline: .after(.seconds(5), phase: .head))
+                    into: &buffer, maxBytes: 10, deadline: .after(.seconds(5)))
                 #expect(outcome == nil || outcome == 0)
                 await anonymousStream.close()
             }
@@ -210,8 +213,10 @@ extension TransportTests {
 
         @Test("a missing CA file is reported when the context is built", .timeLimit(.minutes(1)))
         func missingCAFile() throws {
-            #expect(throws: HTTPWireError.self) {
-                _ = try TLSContext(client: TLSConfiguration(additionalTrustRoots: [.file(path: "/nonexistent/ca.pem")]))
+            #expect(throws: TransportError.self) {
+                _ = try TLSContext(
+                    client: TLSConfiguration(additionalTrustRoots: [.file(path: "/nonexistent/ca.pem")])
+                        .transportSettings)
             }
         }
     }

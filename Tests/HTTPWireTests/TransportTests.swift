@@ -5,10 +5,12 @@
 // through an extension). Helpers: a certificate directory made by Fixtures/tls/make-certs.sh once per
 // test run, an echo server on 127.0.0.1:0 built on `Listener`, and probes of /proc/self.
 
+import FixtureServer
 import Foundation
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 @Suite(.serialized) struct TransportTests {}
 
@@ -95,14 +97,16 @@ enum TestCertificates {
         try TLSContext(
             server: TLSServerConfiguration(
                 certificateChain: .file(path: path(leafName + ".pem")),
-                privateKey: .file(path: path(leafName + ".key")), clientCertificateTrustRoots: clientRoots))
+                privateKey: .file(path: path(leafName + ".key")), clientCertificateTrustRoots: clientRoots
+            ).transportSettings)
     }
 
     /// A client context trusting only the test CA (not the system store).
     static func clientContext(trusting roots: [PEMSource]? = nil) throws -> TLSContext {
         try TLSContext(
             client: TLSConfiguration(
-                trustsSystemRoots: false, additionalTrustRoots: roots ?? [.file(path: path("ca.pem"))]))
+                trustsSystemRoots: false, additionalTrustRoots: roots ?? [.file(path: path("ca.pem"))]
+            ).transportSettings)
     }
 }
 
@@ -120,7 +124,7 @@ struct EchoServer: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 while let socket = try? await listener.accept() {
                     group.addTask {
-                        let connection: any Connection
+                        let connection: any ByteStream
                         if let tls {
                             guard let stream = try? await TLSStream.accept(over: socket, context: tls, deadline: .never)
                             else { return }
@@ -136,7 +140,7 @@ struct EchoServer: Sendable {
         return EchoServer(listener: listener, task: task)
     }
 
-    private static func echo(_ connection: any Connection) async {
+    private static func echo(_ connection: any ByteStream) async {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(64 * 1024)
         while let count = try? await connection.read(into: &buffer, maxBytes: 64 * 1024, deadline: .never), count > 0 {
@@ -153,9 +157,9 @@ struct EchoServer: Sendable {
     }
 }
 
-extension Connection {
+extension ByteStream {
     /// Reads until `count` bytes arrived or the stream ended.
-    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20), phase: .body)) async throws -> [UInt8] {
+    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20))) async throws -> [UInt8] {
         var received: [UInt8] = []
         received.reserveCapacity(count)
         while received.count < count {

@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 @Suite struct UploadBodyTests {
     @Test(
@@ -180,13 +181,13 @@ extension UploadBodyTests {
         // wait (the response head) sits at the top of the reactor's deadline heap, finished writes stay in
         // the heap until it is swept, so a closure kept there would keep its block (hundreds of MiB).
         let server = try EchoServer.start()
-        let deadline = Deadline.after(.seconds(20), phase: .body)
+        let deadline = Deadline.after(.seconds(20))
         let waiting = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         let other = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         // The long wait: nothing is ever sent on `waiting`, and its deadline is the earliest.
         let longWait = Task {
             var buffer: [UInt8] = []
-            return try await waiting.read(into: &buffer, maxBytes: 16, deadline: .after(.seconds(10), phase: .body))
+            return try await waiting.read(into: &buffer, maxBytes: 16, deadline: .after(.seconds(10)))
         }
         weak var weakToken: Token?
         do {
@@ -197,7 +198,7 @@ extension UploadBodyTests {
             // The first attempt sends one byte and waits for its echo (so the operation is parked and in the
             // heap); a later attempt reads the echo and finishes.
             let echoed: Int = try await Reactor.shared.perform(
-                on: descriptor, deadline: .after(.seconds(15), phase: .body)
+                on: descriptor, deadline: .after(.seconds(15))
             ) {
                 _ = token
                 var byte: UInt8 = 0x2A

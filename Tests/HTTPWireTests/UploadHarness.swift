@@ -9,6 +9,7 @@ import Synchronization
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 enum UploadHarness {
     /// Plain HTTP or TLS, for tests that run over both.
@@ -79,7 +80,7 @@ enum UploadHarness {
         let handle = try #require(FileHandle(forWritingAtPath: path))
         defer { try? handle.close() }
         var block = pseudoRandomBytes(count: 1 << 20, seed: seed)
-        var hasher = SHA256Digest.Hasher()
+        var hasher = SHA256Hasher()
         var written: Int64 = 0
         var index: UInt64 = 0
         while written < size {
@@ -91,7 +92,7 @@ enum UploadHarness {
             written += Int64(count)
             index += 1
         }
-        let digest = hasher.finalize()
+        let digest = hasher.finalize().flatMap { SHA256Digest(bytes: $0) }
         return try #require(digest).hexString
     }
 
@@ -146,8 +147,8 @@ struct SlowSink: Sendable {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let counter = Counter()
         let task = Task { () throws -> Int64 in
-            let socket = try await listener.accept(deadline: .after(.seconds(30), phase: .connect))
-            let deadline = Deadline.after(.seconds(60), phase: .body)
+            let socket = try await listener.accept(deadline: .after(.seconds(30)))
+            let deadline = Deadline.after(.seconds(60))
             var buffer: [UInt8] = []
             // The head: read until the empty line, then take Content-Length from it.
             var headEnd: Int?
@@ -207,7 +208,7 @@ struct RetryServer: Sendable {
     static func start() throws -> RetryServer {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let task = Task { () throws -> (heads: [String], body: [UInt8]) in
-            let deadline = Deadline.after(.seconds(30), phase: .body)
+            let deadline = Deadline.after(.seconds(30))
             var heads: [String] = []
             let first = try await listener.accept(deadline: deadline)
             var buffer: [UInt8] = []

@@ -5,10 +5,12 @@
 
 import FixtureServer
 import Foundation
-import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import Synchronization
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct UploadMultipartTests {
     /// Bytes that look like framing: CRLF, `--`, a fake delimiter and a fake close delimiter.
@@ -152,13 +154,13 @@ import Testing
                     + "--\(boundary)\r\nContent-Disposition: form-data; name=\"video\"; filename=\"video.mp4\"\r\n"
                     + "Content-Type: video/mp4\r\n\r\n").utf8)
             let tail = Array("\r\n--\(boundary)--\r\n".utf8)
-            var hasher = SHA256Digest.Hasher()
+            var hasher = SHA256Hasher()
             hasher.update(head)
             let file = try #require(FileHandle(forReadingAtPath: path))
             while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(Array(chunk)) }
             try file.close()
             hasher.update(tail)
-            let expectedDigest = hasher.finalize()?.hexString
+            let expectedDigest = hasher.finalize().flatMap { SHA256Digest(bytes: $0)?.hexString }
             let expectedSize = Int64(head.count) + size + Int64(tail.count)
             #expect(summary.framing == "content-length")
             #expect(summary.size == expectedSize)

@@ -4,6 +4,7 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import HTTPWireTransport
 import Testing
 
 /// One failure to provoke: the arguments (with `{base}` for the server's base URL), the exit status, and
@@ -114,10 +115,10 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
         let serving = Task {
             while let socket = try? await listener.accept() {
                 var buffer: [UInt8] = []
-                _ = try? await socket.read(into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5), phase: .head))
+                _ = try? await socket.read(into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5)))
                 try? await socket.write(
                     Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)[...],
-                    deadline: .after(.seconds(5), phase: .send))
+                    deadline: .after(.seconds(5)))
                 await socket.close()
             }
         }

@@ -12,6 +12,7 @@
 // just enough HTTP to find where a response head ends (the first CRLF CRLF); everything else is bytes.
 
 import HTTPWire
+import HTTPWireTransport
 import Synchronization
 
 /// Relays connections from a local port to `127.0.0.1:targetPort` and records the traffic.
@@ -104,7 +105,7 @@ final class RecordingRelay: Sendable {
     private func acceptLoop() async {
         while true {
             guard let client = try? await listener.accept() else { return }
-            let deadline = Deadline.after(Self.timeout, phase: .connect)
+            let deadline = Deadline.after(Self.timeout)
             guard let server = try? await TCPSocket.connect(host: "127.0.0.1", port: targetPort, deadline: deadline)
             else {
                 await client.close()
@@ -141,7 +142,7 @@ final class RecordingRelay: Sendable {
         while true {
             buffer.removeAll(keepingCapacity: true)
             let read = try? await source.read(
-                into: &buffer, maxBytes: 64 * 1024, deadline: .after(Self.timeout, phase: .body))
+                into: &buffer, maxBytes: 64 * 1024, deadline: .after(Self.timeout))
             guard let count = read, count > 0 else { break }
             var piece = buffer[...]
             if let cut {
@@ -157,7 +158,7 @@ final class RecordingRelay: Sendable {
                 }
             }
             do {
-                try await destination.write(piece, deadline: .after(Self.timeout, phase: .send))
+                try await destination.write(piece, deadline: .after(Self.timeout))
             } catch {
                 break
             }
