@@ -2,7 +2,9 @@
 # Each target first makes sure the Debian packages it needs are present (see `deps`).
 
 SWIFT        ?= swift
-SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+# Warnings are errors, and a target that imports another target of the package without declaring it a
+# dependency fails the build: with the targets as layers, that is the compiler refusing an upward arrow.
+SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 RELEASE      := -c release --static-swift-stdlib
 DEB_PACKAGES := libssl-dev nginx-light
 FUZZ_SECONDS ?= 60

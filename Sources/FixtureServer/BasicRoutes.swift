@@ -150,6 +150,7 @@ enum BasicRoutes {
     /// `/delay?ms=1000`: waits, then answers. Cancelled promptly by `stop()`.
     static func delay(_ request: FixtureRequest, _ connection: FixtureConnection) async throws {
         let milliseconds = max(0, request.integer("ms", default: 1000))
+        while try await connection.nextBodyChunk() != nil {}
         try await Task.sleep(for: .milliseconds(milliseconds))
         try await connection.respondJSON(Delayed(delayedMs: milliseconds))
     }

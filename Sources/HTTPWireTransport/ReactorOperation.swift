@@ -153,6 +153,12 @@ package final class ReactorTimer: AnyReactorOperation, @unchecked Sendable {
     private var action: (@Sendable () -> Void)?
     /// The reactor the timer was scheduled on (set before submission, then only read).
     var reactor: Reactor?
+    /// True from scheduling until the timer fired or the reactor processed its cancellation; readable
+    /// from any thread (tests check that nothing is left scheduled).
+    private let scheduled = Atomic<Bool>(true)
+
+    /// Whether the reactor still holds this timer: it has neither fired nor been cancelled yet.
+    package var isScheduled: Bool { scheduled.load(ordering: .acquiring) }
 
     init(deadline: Deadline, action: @escaping @Sendable () -> Void) {
         self.action = action
@@ -173,12 +179,14 @@ package final class ReactorTimer: AnyReactorOperation, @unchecked Sendable {
         guard isPending else { return }
         state = .finished
         action = nil
+        scheduled.store(false, ordering: .releasing)
     }
 
     override func deadlinePassed() {
         guard isPending, let action else { return }
         state = .finished
         self.action = nil
+        scheduled.store(false, ordering: .releasing)
         action()
     }
 }

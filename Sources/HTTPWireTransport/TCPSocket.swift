@@ -159,7 +159,7 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     package func sendFile(_ file: DiskFile, offset: Int64, count: Int64, deadline: Deadline) async throws -> Int64 {
         let descriptor = self.descriptor
         let source = file.descriptor
-        var position = off_t(offset ?? 0)
+        var position = off_t(offset)
         var sent: Int64 = 0
         return try await Reactor.shared.perform(on: descriptor, deadline: deadline) {
             do {

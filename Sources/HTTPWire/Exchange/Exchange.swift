@@ -59,7 +59,8 @@ final class Exchange: @unchecked Sendable {
         var isHeadReceived = false
         /// The writer task, when the body did not go with the head.
         var writer: Task<Void, Never>?
-        /// The `100 Continue` wait and the wait for the head after the body; cancelled when the exchange ends.
+        /// The `100 Continue` wait and the wait for the head after the body; cancelled when the exchange ends
+        /// (and kept, at most two, so a test can see that the reactor let go of them).
         var timers: [ReactorTimer] = []
     }
 
@@ -157,11 +158,7 @@ final class Exchange: @unchecked Sendable {
     /// Hands the connection back, cancels the timers, and tells a writer still waiting for the go-ahead
     /// that it will not come.
     private func release(isReusable: Bool) {
-        let timers = shared.withLock { shared in
-            defer { shared.timers = [] }
-            return shared.timers
-        }
-        for timer in timers { timer.cancel() }
+        for timer in shared.withLock({ $0.timers }) where timer.isScheduled { timer.cancel() }
         if !isReusable { closeConnectionSoon() }
         pool.release(lease, isReusable: isReusable)
         openGate(sendingBody: false)
