@@ -9,7 +9,7 @@ RELEASE      := -c release --static-swift-stdlib
 DEB_PACKAGES := libssl-dev nginx-light
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build demo test lint format deps fuzz bench-codec bench clean docs
+.PHONY: all build demo test lint format deps fuzz bench-codec bench clean docs api
 
 all: build
 
@@ -62,6 +62,13 @@ bench-codec:
 ## docs: the DocC site of HTTPWire and HTTPWireCodec in .build/docs, built offline; a docc warning fails it.
 docs: deps
 	@SWIFT=$(SWIFT) bash docs/build-docs.sh
+	@bash docs/api.sh --check
+
+## api: writes the public surface (every public symbol of HTTPWire and HTTPWireCodec, sorted) to docs/api.txt;
+## `make docs` fails when the code and that file disagree.
+api: deps
+	@SWIFT=$(SWIFT) DOCS_GRAPHS_ONLY=1 bash docs/build-docs.sh
+	@bash docs/api.sh --write
 
 ## bench: HTTPWire against curl and URLSession on loopback nginx, side by side (release build, not a test).
 ## BENCH_ROUNDS=N (default 5), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.

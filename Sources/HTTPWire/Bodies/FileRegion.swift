@@ -17,7 +17,7 @@ import HTTPWireTransport
 /// chosen.
 ///
 /// The length was promised to the server in Content-Length (RFC 9112 §6.2) before a byte was sent, so the
-/// file must still be exactly `expectedFileSize` bytes when it is read; ``FileRegionReader`` checks that.
+/// file must still be exactly `expectedFileSize` bytes when it is read; `FileRegionReader` checks that.
 ///
 /// ```swift
 /// let region = try FileRegion.wholeFile(at: "/tmp/report.pdf")   // stat now

@@ -22,7 +22,7 @@ import HTTPWireTransport
     import Glibc
 #endif
 
-/// Reads one ``FileRegion`` front to back, checking that the file keeps the size the region announced.
+/// Reads one `FileRegion` front to back, checking that the file keeps the size the region announced.
 ///
 /// The reader owns its open file (it is `~Copyable`, so exactly one owner closes it, in `deinit`). Every
 /// method does blocking disk I/O: call them from a thread that may block.

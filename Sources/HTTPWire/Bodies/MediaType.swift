@@ -12,7 +12,7 @@ import HTTPWireCodec
 ///
 /// RFC 7578 §4.4: each part of a form may carry a Content-Type; a file part without one is taken as
 /// `application/octet-stream` by the receiver, a text field as `text/plain`. HTTPWire picks a type from the
-/// file extension when the caller gives none (``MediaType/forFileName(_:)``).
+/// file extension when the caller gives none (`MediaType.forFileName(_:)`).
 ///
 /// ```swift
 /// let type = MediaType("application/json")            // valid

@@ -8,10 +8,10 @@
 // out with sendfile(2) on plain HTTP and are read through FileRegionReader in 256 KiB blocks over TLS.
 // Either way no file is ever held in memory whole.
 
-/// An iterator over the segments of a ``PreparedMultipartBody``, in wire order.
+/// An iterator over the segments of a `PreparedMultipartBody`, in wire order.
 ///
-/// Readers are cheap: the segments were laid out once by ``MultipartForm/prepare()``, and a reader only
-/// holds a position. Make a new one with ``PreparedMultipartBody/makeReader()`` for each attempt — the
+/// Readers are cheap: the segments were laid out once by `MultipartForm.prepare()`, and a reader only
+/// holds a position. Make a new one with `PreparedMultipartBody.makeReader()` for each attempt — the
 /// first send, a 307/308 redirect (RFC 9110 §15.4.8–9 resend the same body), a retry on a fresh connection.
 ///
 /// ```swift
@@ -29,7 +29,7 @@ struct MultipartBodyReader: Sendable, IteratorProtocol {
         /// Bytes to write as they are: delimiters, part heads, text fields and in-memory data.
         case bytes([UInt8])
         /// The contents of a file part, to read from disk while sending. Its size was measured when the body
-        /// was prepared and is part of the Content-Length; ``FileRegionReader`` checks it still holds.
+        /// was prepared and is part of the Content-Length; `FileRegionReader` checks it still holds.
         case file(FileRegion)
 
         /// How many bytes of the body this segment is.

@@ -57,7 +57,7 @@ public struct MultipartForm: Sendable {
     ///
     /// - Parameters:
     ///   - name: the form field name; repeat it for several files under one field.
-    ///   - path: the file to send; its size is measured by ``prepare()``.
+    ///   - path: the file to send; its size is measured when the request is sent.
     ///   - fileName: the `filename` parameter; defaults to the path's last component.
     ///   - contentType: defaults to the type of the file name's extension, else `application/octet-stream`.
     public mutating func addFile(name: String, path: String, fileName: String? = nil, contentType: MediaType? = nil) {
@@ -100,8 +100,8 @@ public struct MultipartForm: Sendable {
         return try prepare(using: &generator)
     }
 
-    /// ``prepare()`` with the boundary drawn from `generator`, so tests can force a boundary collision and
-    /// examples can be reproducible. Production code should use ``prepare()``: the boundary must be
+    /// `prepare()` with the boundary drawn from `generator`, so tests can force a boundary collision and
+    /// examples can be reproducible. Production code should use `prepare()`: the boundary must be
     /// unpredictable to whoever supplies file contents (RFC 2046 §5.1.1 relies on it not occurring there).
     ///
     /// A boundary found in a part head or in in-memory content is replaced by a fresh one until none is,

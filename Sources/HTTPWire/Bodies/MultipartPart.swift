@@ -45,7 +45,7 @@ public struct MultipartPart: Sendable, Hashable {
     /// one without as a plain field.
     public var fileName: String?
     /// The part's Content-Type, or nil for the default: none for text fields, else the type of the file
-    /// name's extension (``MediaType/forFileName(_:)``), else `application/octet-stream`.
+    /// name's extension (`MediaType.forFileName(_:)`), else `application/octet-stream`.
     public var contentType: MediaType?
 
     /// A part with every property given explicitly.

@@ -8,7 +8,7 @@
 // the server refuse an oversized upload before the body starts. The price is that files must not change
 // size between `prepare()` and the end of the upload; FileRegionReader enforces that.
 
-/// The output of ``MultipartForm/prepare()``: the request's Content-Type and Content-Length, and a factory
+/// The output of `MultipartForm.prepare()`: the request's Content-Type and Content-Length, and a factory
 /// for readers that produce the body.
 ///
 /// ```swift

@@ -125,7 +125,7 @@ struct RequestBodyWriter {
 
     /// One file region. On plain TCP all of it but its last block goes out with sendfile(2), in pieces the
     /// sizer chooses; the last block (over TLS, every block) is read on the blocking worker and written, and
-    /// comes out of ``FileRegionReader/readNextBlock(into:)`` only after the file's size was checked again.
+    /// comes out of `FileRegionReader.readNextBlock(into:)` only after the file's size was checked again.
     private mutating func sendFile(_ region: FileRegion, onPieceSent: (Int64) -> Bool) async throws -> Bool {
         let file = try await BlockingWorker.shared.run {
             FileReaderBox(try FileRegionReader(region: region))
@@ -212,7 +212,7 @@ final class FileReaderBox: Sendable {
         }
     }
 
-    /// Records bytes sent with sendfile(2); see ``FileRegionReader/bytesMovedOutOfBand(_:)``.
+    /// Records bytes sent with sendfile(2); see `FileRegionReader.bytesMovedOutOfBand(_:)`.
     func movedOutOfBand(_ count: Int64) throws(HTTPWireError) {
         try state.withLock { (state) throws(HTTPWireError) in try state.reader?.bytesMovedOutOfBand(count) }
     }

@@ -26,7 +26,7 @@ extension HTTPClient {
 
     /// Downloads `url` into `directory`, naming the file after the response's `Content-Disposition`
     /// (`filename*` first, then `filename`), else the URL's last path segment, else `download` — always
-    /// sanitised by ``ContentDisposition/downloadFileName(fieldValue:urlLastPathSegment:)``, so a hostile
+    /// sanitised by `ContentDisposition.downloadFileName(fieldValue:urlLastPathSegment:)`, so a hostile
     /// name such as `../../.bashrc` stays inside `directory` (as `bashrc`). ``Download/destination`` tells
     /// the chosen path once the first response arrives.
     public func download(
