@@ -6,14 +6,17 @@ SWIFT        ?= swift
 # dependency fails the build: with the targets as layers, that is the compiler refusing an upward arrow.
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 RELEASE      := -c release --static-swift-stdlib
-DEB_PACKAGES := libssl-dev nginx-light
+# tinyproxy-bin and dante-server: the real HTTP and SOCKS5 proxies of the proxy tests (tinyproxy-bin is the
+# program without the system service; the tests start both with configurations of their own).
+DEB_PACKAGES := libssl-dev nginx-light tinyproxy-bin dante-server
 FUZZ_SECONDS ?= 60
 
 .PHONY: all build demo test lint format deps fuzz bench-codec bench clean docs api
 
 all: build
 
-## deps: install the system packages HTTPWire needs (libssl-dev for TLS, nginx-light for interop tests).
+## deps: install the system packages HTTPWire needs (libssl-dev for TLS; nginx-light, tinyproxy-bin and
+## dante-server for interop tests).
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
