@@ -18,6 +18,24 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
+# Runs "$@" as a daemon would want to start: an empty signal mask, default dispositions, stdio on /dev/null
+# and no other inherited descriptor. A test runner starts this script from a thread that blocks most
+# signals, and a child inherits that mask (a daemon started so never sees SIGTERM, and `stop` could not
+# end it); Foundation's Process also hands the child one end of a socket pair and learns of the child's
+# exit when every copy of it is closed, so a daemon that keeps it (tinyproxy does) makes the test's wait
+# for this script last as long as the daemon.
+detached() {
+  python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+for s in (signal.SIGPIPE, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD):
+    signal.signal(s, signal.SIG_DFL)
+null = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1, 2):
+    os.dup2(null, fd)
+os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
 # Waits up to 10 s for 127.0.0.1:$1 to accept a connection.
 wait_for_port() {
   for _ in $(seq 1 200); do
@@ -50,7 +68,7 @@ MaxClients 64
 Allow 127.0.0.1
 CONF
     if [ $# -ge 5 ]; then echo "BasicAuth $4 $5" >> "$dir/proxy.conf"; fi
-    tinyproxy -c "$dir/proxy.conf"
+    detached tinyproxy -c "$dir/proxy.conf"
     ;;
   dante)
     method=${4:-none}
@@ -74,7 +92,7 @@ socks pass {
     log: connect error
 }
 CONF
-    danted -f "$dir/proxy.conf" -p "$dir/proxy.pid" -D
+    detached danted -f "$dir/proxy.conf" -p "$dir/proxy.pid" -D
     ;;
   *) echo "proxy-loopback.sh: unknown proxy $kind" >&2; exit 2 ;;
   esac
@@ -87,6 +105,8 @@ stop)
     pid=$(cat "$dir/proxy.pid")
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    # Still there after 5 s: SIGKILL (dante's children end when their parent does).
+    kill -9 "$pid" 2>/dev/null || true
   fi
   ;;
 *) echo "usage: proxy-loopback.sh start tinyproxy|dante DIR ... | stop DIR" >&2; exit 2 ;;

@@ -124,7 +124,8 @@ package struct SOCKS5Handshake: Sendable {
     package mutating func start() -> Action {
         guard case .idle = state else { preconditionFailure("SOCKS5Handshake.start() in state \(state)") }
         state = .awaitingMethod
-        let methods = authenticationRequest == nil ? [Self.noAuthentication] : [Self.noAuthentication, Self.userPassword]
+        let methods =
+            authenticationRequest == nil ? [Self.noAuthentication] : [Self.noAuthentication, Self.userPassword]
         return .send([Self.version, UInt8(methods.count)] + methods, thenReceive: 2)
     }
 
@@ -151,6 +152,10 @@ package struct SOCKS5Handshake: Sendable {
         // The owner reads at most what was asked for; more would be the destination's bytes, read too early.
         precondition(bytes.count <= wanted, "\(bytes.count) bytes received, \(wanted) asked for")
         pending += bytes
+        // The reply's fixed part (VER REP RSV ATYP) is judged as soon as it is here: a wrong version, a
+        // refusal or an unknown address type ends the handshake without waiting for bytes a broken or
+        // refusing proxy may never send.
+        if case .awaitingReply = state, pending.count >= 4 { try checkReplyHeader(pending) }
         let stillMissing = missingByteCount()
         if stillMissing > 0 { return .receive(stillMissing) }
         let answer = pending
@@ -222,9 +227,8 @@ package struct SOCKS5Handshake: Sendable {
         return .send(connectRequest, thenReceive: 4)
     }
 
-    /// RFC 1928 §6: the reply, VER REP RSV ATYP BND.ADDR BND.PORT. The bound address is read and dropped:
-    /// for CONNECT it only says which local address the proxy used.
-    private mutating func connectAnswered(_ answer: [UInt8]) throws(TransportError) -> Action {
+    /// RFC 1928 §6: the reply's fixed part, VER REP RSV ATYP.
+    private func checkReplyHeader(_ answer: [UInt8]) throws(TransportError) {
         guard answer[0] == Self.version else {
             throw .socksHandshakeFailed("the proxy answered the connect with version \(answer[0]), not 5")
         }
@@ -234,6 +238,12 @@ package struct SOCKS5Handshake: Sendable {
         guard [0x01, 0x03, 0x04].contains(answer[3]) else {
             throw .socksHandshakeFailed("the proxy's reply has address type \(answer[3]), not 1, 3 or 4")
         }
+    }
+
+    /// RFC 1928 §6: the whole reply, VER REP RSV ATYP BND.ADDR BND.PORT, its fixed part already checked. The
+    /// bound address is read and dropped: for CONNECT it only says which local address the proxy used.
+    private mutating func connectAnswered(_ answer: [UInt8]) throws(TransportError) -> Action {
+        try checkReplyHeader(answer)
         state = .established
         return .established
     }

@@ -88,7 +88,8 @@ enum CommandOption: CaseIterable {
         case .tls: return "serve HTTPS with a throwaway test CA (needs this checkout and openssl)"
         case .log: return "print one line per request on stderr, with its Range and If-Range"
         case .help: return "show this help"
-        case .proxy: return "use this proxy: http://, socks5:// or socks5h://[user:password@]host[:port] (default port 1080)"
+        case .proxy:
+            return "use this proxy: http://, socks5:// or socks5h://[user:password@]host[:port] (default port 1080)"
         case .noProxy: return "hosts to reach directly, comma-separated (* for all); overrides no_proxy"
         case .proxyUser: return "the proxy's user name and password, overriding those in the proxy URL"
         case .pinnedPublicKey: return "refuse an https server whose public key's SHA-256 is none of these (exit 90)"

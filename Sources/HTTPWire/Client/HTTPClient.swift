@@ -84,7 +84,9 @@ public final class HTTPClient: Sendable {
         while true {
             let (head, interim, exchange) = try await exchange(resolved, deadlines: deadlines, isResend: false)
             // RFC 9110 §15.5.8: a 407 comes from a proxy (here, one forwarding an http:// request).
-            if head.status.rawValue == 407, exchange.connection.sendsAbsoluteForm, let proxy = exchange.connection.origin.proxy {
+            if head.status.rawValue == 407, exchange.connection.sendsAbsoluteForm,
+                let proxy = exchange.connection.origin.proxy
+            {
                 await Self.discard(exchange)
                 throw HTTPWireError.proxyAuthenticationRequired(proxy: proxy.description)
             }

@@ -23,7 +23,8 @@ extension HTTPWireError {
         case .fileWriteFailed(_, let path, let errno): self = .localWriteFailed(path: path, errno: errno)
         case .tlsFailed(let reason): self = .tlsHandshakeFailed(reason)
         case .peerCertificateRejected(let reason): self = .peerCertificateRejected(reason)
-        case .publicKeyPinMismatch(let sha256): self = .pinnedPublicKeyMismatch(actual: PublicKeyPin(sha256: sha256).description)
+        case .publicKeyPinMismatch(let sha256):
+            self = .pinnedPublicKeyMismatch(actual: PublicKeyPin(sha256: sha256).description)
         case .socksHandshakeFailed, .socksAuthenticationFailed, .socksConnectFailed:
             self = .socksProxyFailed(failure.description)
         }

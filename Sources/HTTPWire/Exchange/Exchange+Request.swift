@@ -31,7 +31,8 @@ extension Exchange {
         try RequestEncoder.encodeHead(head, framing: body.framing, into: &bytes)
         if let logger {
             let text = HTTPLogEvent.render(
-                startLine: "\(request.method) \(target) HTTP/1.1", fields: Self.wireFields(fields, framing: body.framing))
+                startLine: "\(request.method) \(target) HTTP/1.1",
+                fields: Self.wireFields(fields, framing: body.framing))
             logger(HTTPLogEvent(kind: .requestHead, text: text))
         }
         let inline = request.expectContinue ? nil : body.smallInlineBytes

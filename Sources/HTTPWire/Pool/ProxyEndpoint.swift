@@ -96,7 +96,8 @@ package struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
             let userinfo = rest[..<at]
             let colon = userinfo.firstIndex(of: ":") ?? userinfo.endIndex
             let user = Self.percentDecoded(userinfo[..<colon])
-            let password = colon == userinfo.endIndex ? "" : Self.percentDecoded(userinfo[userinfo.index(after: colon)...])
+            let password =
+                colon == userinfo.endIndex ? "" : Self.percentDecoded(userinfo[userinfo.index(after: colon)...])
             credentials = Credentials(user: user, password: password)
             rest = rest[rest.index(after: at)...]
         }
