@@ -53,9 +53,11 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-## fuzz: libFuzzer on the response decoder, seeded from Fixtures/responses (FUZZ_SECONDS=600 for longer).
+## fuzz: libFuzzer on the response decoder, seeded from Fixtures/responses, then on the SOCKS5 handshake's
+## parsing of a proxy's answers (FUZZ_SECONDS=600 for longer, each).
 fuzz:
 	@bash Tests/Fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+	@bash Tests/Fuzz/run-socks5-fuzz.sh $(FUZZ_SECONDS)
 
 ## bench-codec: decoder throughput (release build, not a test).
 bench-codec:
