@@ -104,13 +104,13 @@ import Testing
 
     @Test("TLS: trusted test CA works; an untrusted or wrong-host certificate is exit 60", .timeLimit(.minutes(1)))
     func certificateRejected() async throws {
-        let caPath = try TestCertificates.path("ca.pem")
+        let caPath = try await TestCertificates.path("ca.pem")
         for (leaf, reason) in [
             ("leaf", "unable to get local issuer certificate"), ("wrong-host", "ip address mismatch"),
         ] {
             let tls = TLSServerConfiguration(
-                certificateChain: .file(path: try TestCertificates.path(leaf + ".pem")),
-                privateKey: .file(path: try TestCertificates.path(leaf + ".key")))
+                certificateChain: .file(path: try await TestCertificates.path(leaf + ".pem")),
+                privateKey: .file(path: try await TestCertificates.path(leaf + ".key")))
             try await withFixtureServer(tls: tls) { server in
                 if leaf == "leaf" {
                     let trusting = ClientFixture.client(for: server) {

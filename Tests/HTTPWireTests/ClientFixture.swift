@@ -8,6 +8,7 @@ import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -73,15 +74,4 @@ final class LogCollector: Sendable {
 
     /// The events of one kind.
     func events(_ kind: HTTPLogEvent.Kind) -> [HTTPLogEvent] { all.filter { $0.kind == kind } }
-}
-
-/// Waits (polling every 5 ms, up to `timeout`) until `condition` holds; returns whether it did.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let end = clock.now + timeout
-    while clock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
 }

@@ -4,6 +4,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -128,7 +129,7 @@ import Testing
         case .bytes:
             body = .bytes([UInt8](repeating: 0x61, count: 16 * 1024 * 1024))
         case .file:
-            _ = FileManager.default.createFile(atPath: path, contents: Data(count: 64 * 1024 * 1024))
+            try await TestFiles.write([UInt8](repeating: 0, count: 64 * 1024 * 1024), to: path)
             body = .file(path: path)
         case .stream:
             // Endless: only the server's answer can stop it.

@@ -31,7 +31,7 @@ import Testing
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.result() }
         #expect(!Download.isDownloading(destination: destination))
-        #expect(DownloadScratch.contents(destination + ".part") == Array(content[..<Self.half]))
+        #expect(await DownloadScratch.contents(destination + ".part") == Array(content[..<Self.half]))
         guard case .valid(let record) = ResumeRecord.load(fromPath: destination + ".part.resume") else {
             Issue.record("no record after cancelling")
             return
@@ -48,7 +48,7 @@ import Testing
         let result = try await client.download(from: server.url, to: destination, options: options).result()
         #expect(result.resumedFromBytes == Int64(Self.half))
         #expect(result.sha256 == SHA256Digest.of(content))
-        #expect(DownloadScratch.contents(destination) == content)
+        #expect(await DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         #expect(server.requests.ifRanges == [nil, server.entityTag])
         #expect(await Download.storedProgress(forDestination: destination) == nil)
@@ -91,7 +91,7 @@ import Testing
         #expect(!download.isPaused)
         #expect(result.resumedFromBytes == 0)
         #expect(result.requests == 2)
-        #expect(DownloadScratch.contents(destination) == content)
+        #expect(await DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         await client.shutdown()
         await server.stop()
@@ -113,7 +113,7 @@ import Testing
             if case .retrying(_, _, let error) = event { retries.append(error) }
         }
         let result = try await download.result()
-        #expect(DownloadScratch.contents(destination) == content)
+        #expect(await DownloadScratch.contents(destination) == content)
         #expect(retries.count == 2)
         #expect(retries.allSatisfy { if case .bodyTruncated = $0 { true } else { false } })
         #expect(server.requests.ranges == [nil, "bytes=300000-", "bytes=600000-"])
@@ -135,7 +135,7 @@ import Testing
         await #expect(throws: HTTPWireError.bodyTruncated(expected: Int64(Self.size), received: 250_000)) {
             try await client.download(from: server.url, to: destination).result()
         }
-        #expect(DownloadScratch.contents(destination + ".part") == Array(content[..<250_000]))
+        #expect(await DownloadScratch.contents(destination + ".part") == Array(content[..<250_000]))
         #expect(await Download.storedProgress(forDestination: destination)?.receivedBytes == 250_000)
         #expect(!DownloadScratch.exists(destination))
         await client.shutdown()

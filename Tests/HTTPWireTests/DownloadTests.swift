@@ -27,7 +27,7 @@ import Testing
                 #expect(result.location == destination)
                 #expect(result.bytes == Int64(contents.count))
                 #expect(result.resumedFromBytes == 0)
-                #expect(DownloadScratch.contents(destination) == contents)
+                #expect(await DownloadScratch.contents(destination) == contents)
                 #expect(!DownloadScratch.exists(destination + ".part"))
                 #expect(!DownloadScratch.exists(destination + ".part.resume"))
                 #expect(await Download.isComplete(destination: destination))
@@ -48,7 +48,7 @@ import Testing
                 from: server.baseURL + "chunked?chunks=64&size=16384", to: destination
             ).result()
             #expect(result.bytes == 64 * 16384)
-            #expect(DownloadScratch.contents(destination) == reference.body)
+            #expect(await DownloadScratch.contents(destination) == reference.body)
             await client.shutdown()
         }
     }
@@ -129,7 +129,7 @@ import Testing
                     try await client.download(from: server.baseURL + "files/c.bin", to: bad, options: options).result()
                 }
                 #expect(!DownloadScratch.exists(bad))
-                #expect(DownloadScratch.contents(bad + ".part") == contents)
+                #expect(await DownloadScratch.contents(bad + ".part") == contents)
             }
             #expect(HTTPWireError.checksumMismatch(expected: "a", actual: "b").exitCode == 32)
             await client.shutdown()

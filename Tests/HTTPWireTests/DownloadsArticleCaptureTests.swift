@@ -82,14 +82,14 @@ import Testing
             await #expect(throws: HTTPWireError.bodyTruncated(expected: Int64(size), received: Int64(cut))) {
                 try await first.result()
             }
-            let recordBytes = try #require(DownloadScratch.contents(destination + ".part.resume"))
+            let recordBytes = try #require(await DownloadScratch.contents(destination + ".part.resume"))
             let record = String(decoding: recordBytes, as: UTF8.self)
             let storedProgress = await Download.storedProgress(forDestination: destination)
 
             // 2. The same download again: it resumes from the record.
             let resumed = try await download(to: destination)
             let resumedResult = try await resumed.result()
-            let resumedFile = DownloadScratch.contents(destination)
+            let resumedFile = await DownloadScratch.contents(destination)
 
             // 3. Cut again, then the file changes on the server before the resume.
             let changedDestination = scratch.file("changed.img")
@@ -99,7 +99,7 @@ import Testing
             var changedEvents: [DownloadEvent] = []
             for await event in changed.events { changedEvents.append(event) }
             let changedResult = try await changed.result()
-            let changedFile = DownloadScratch.contents(changedDestination)
+            let changedFile = await DownloadScratch.contents(changedDestination)
 
             await relay.stop()
             let exchanges = relay.exchanges
@@ -207,7 +207,7 @@ import Testing
             #expect(record.committedBytes == 0)
             #expect(record.entityTag == server.entityTag)
             #expect(record.expectedLength == Int64(Self.size))
-            #expect(DownloadScratch.contents(destination + ".part") == [])
+            #expect(await DownloadScratch.contents(destination + ".part") == [])
             break
         }
         download.cancel()

@@ -68,9 +68,9 @@ import Testing
     @Test("TLS requests and a large body on the reactor", .timeLimit(.minutes(1)))
     func tls() async throws {
         let tls = TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
-            privateKey: .file(path: try TestCertificates.path("leaf.key")))
-        let caPath = try TestCertificates.path("ca.pem")
+            certificateChain: .file(path: try await TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try await TestCertificates.path("leaf.key")))
+        let caPath = try await TestCertificates.path("ca.pem")
         try await withFixtureServer(tls: tls) { server in
             let client = ClientFixture.client(for: server) {
                 $0.tls = TLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)])

@@ -3,6 +3,7 @@
 
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -36,7 +37,7 @@ extension TransportTests {
                     }
                 }
             }
-            #expect(await ProcessProbe.eventually { attempts.count.load(ordering: .relaxed) >= 1 })
+            #expect(await eventually { attempts.count.load(ordering: .relaxed) >= 1 })
             reader.cancel()
             await #expect(throws: CancellationError.self) { _ = try await reader.value }
             #expect(attempts.count.load(ordering: .relaxed) == 1, "the cancelled read was attempted again")
@@ -55,13 +56,13 @@ extension TransportTests {
             await silent.close()
             await listener.close()
             for identity in identities + [secondIdentity] {
-                #expect(await ProcessProbe.eventually { !identity.isOpen }, "\(identity) is still open")
+                #expect(await eventually { !identity.isOpen }, "\(identity) is still open")
             }
         }
 
         @Test("cancelling a handshake in progress closes the socket", .timeLimit(.minutes(1)))
         func cancelHandshake() async throws {
-            let context = try TestCertificates.clientContext()
+            let context = try await TestCertificates.clientContext()
             let listener = try Listener.bind()
             async let accepted = listener.accept()
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
@@ -80,7 +81,7 @@ extension TransportTests {
             await silent.close()
             await listener.close()
             for identity in identities {
-                #expect(await ProcessProbe.eventually { !identity.isOpen }, "\(identity) is still open")
+                #expect(await eventually { !identity.isOpen }, "\(identity) is still open")
             }
         }
 

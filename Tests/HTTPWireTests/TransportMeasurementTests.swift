@@ -95,10 +95,12 @@ extension TransportTests {
         @Test("TLS download throughput", .timeLimit(.minutes(5)))
         func tlsThroughput() async throws {
             let total = 512 << 20
-            let (listener, sender) = try startSender(total: total, tls: try TestCertificates.serverContext("leaf"))
+            let (listener, sender) = try startSender(
+                total: total, tls: try await TestCertificates.serverContext("leaf"))
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let stream = try await TLSStream.connect(
-                over: socket, serverName: "localhost", context: try TestCertificates.clientContext(), deadline: .never)
+                over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
+                deadline: .never)
             var buffer: [UInt8] = []
             buffer.reserveCapacity(256 << 10)
             var received = 0

@@ -13,12 +13,13 @@ extension TransportTests {
             leaf: String, serverName: String = "localhost", client: TLSContext? = nil,
             deadline: Deadline = .after(.seconds(10), phase: .connect)
         ) async throws -> TLSStream {
-            let server = try EchoServer.start(tls: try TestCertificates.serverContext(leaf))
+            let server = try EchoServer.start(tls: try await TestCertificates.serverContext(leaf))
             defer { Task { await server.stop() } }
+            let context: TLSContext
+            if let client { context = client } else { context = try await TestCertificates.clientContext() }
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
             return try await TLSStream.connect(
-                over: socket, serverName: serverName, context: try client ?? TestCertificates.clientContext(),
-                deadline: deadline)
+                over: socket, serverName: serverName, context: context, deadline: deadline)
         }
 
         /// The rejection `leaf` causes, or nil when the handshake succeeded.
@@ -93,7 +94,7 @@ extension TransportTests {
 
         @Test("extra trust given as PEM text", .timeLimit(.minutes(1)))
         func trustFromPEMText() async throws {
-            let pem = try String(contentsOfFile: TestCertificates.path("ca.pem"), encoding: .utf8)
+            let pem = try await String(contentsOfFile: TestCertificates.path("ca.pem"), encoding: .utf8)
             let client = try TLSContext(client: TLSConfiguration(additionalTrustRoots: [.text(pem)]))
             #expect(try await rejection(leaf: "leaf", client: client) == nil)
         }
@@ -118,7 +119,7 @@ extension TransportTests {
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TLSStream.connect(
-                    over: socket, serverName: "localhost", context: try TestCertificates.clientContext(),
+                    over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
                     deadline: .after(.seconds(5), phase: .connect))
             }
             #expect(error?.exitCode == 35)
@@ -135,7 +136,7 @@ extension TransportTests {
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TLSStream.connect(
-                    over: socket, serverName: "localhost", context: try TestCertificates.clientContext(),
+                    over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
                     deadline: .after(.seconds(5), phase: .connect))
             }
             #expect(error?.exitCode == 35)
@@ -151,7 +152,7 @@ extension TransportTests {
             let silent = try await accepted
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TLSStream.connect(
-                    over: socket, serverName: "localhost", context: try TestCertificates.clientContext(),
+                    over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
                     deadline: .after(.milliseconds(200), phase: .connect))
             }
             #expect(error == .timedOut(.connect))
@@ -162,8 +163,8 @@ extension TransportTests {
 
         @Test("mutual TLS: the server requires and verifies the client's certificate", .timeLimit(.minutes(1)))
         func mutualTLS() async throws {
-            let caPath = try TestCertificates.path("ca.pem")
-            let serverContext = try TestCertificates.serverContext("leaf", clientRoots: [.file(path: caPath)])
+            let caPath = try await TestCertificates.path("ca.pem")
+            let serverContext = try await TestCertificates.serverContext("leaf", clientRoots: [.file(path: caPath)])
             let listener = try Listener.bind()
             let serverTask = Task { () -> Bool in
                 guard let socket = try? await listener.accept() else { return false }
@@ -173,12 +174,12 @@ extension TransportTests {
                 await stream.close()
                 return true
             }
+            let clientKey = try String(contentsOfFile: await TestCertificates.path("client.key"), encoding: .utf8)
             let client = try TLSContext(
                 client: TLSConfiguration(
                     trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)],
-                    clientCertificateChain: .file(path: TestCertificates.path("client.pem")),
-                    clientPrivateKey: .text(
-                        String(contentsOfFile: TestCertificates.path("client.key"), encoding: .utf8))))
+                    clientCertificateChain: .file(path: await TestCertificates.path("client.pem")),
+                    clientPrivateKey: .text(clientKey)))
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let stream = try await TLSStream.connect(
                 over: socket, serverName: "localhost", context: client, deadline: .never)
@@ -192,8 +193,9 @@ extension TransportTests {
                 return (try? await TLSStream.accept(over: socket, context: serverContext, deadline: .never)) == nil
             }
             let anonymous = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
+            let anonymousContext = try await TestCertificates.clientContext()
             let anonymousStream = try? await TLSStream.connect(
-                over: anonymous, serverName: "localhost", context: TestCertificates.clientContext(),
+                over: anonymous, serverName: "localhost", context: anonymousContext,
                 deadline: .after(.seconds(5), phase: .connect))
             // TLS 1.3 finishes the client's side first; the refusal then arrives as a failed (or ended) read.
             if let anonymousStream {

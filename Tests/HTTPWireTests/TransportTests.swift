@@ -6,6 +6,7 @@
 // test run, an echo server on 127.0.0.1:0 built on `Listener`, and probes of /proc/self.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -42,20 +43,14 @@ enum ProcessProbe {
         }
     }
 
-    /// Entries of /proc/self/task: the process's threads.
+    /// Entries of /proc/self/task: the process's threads, leaving out the DedicatedThreads that the waits of
+    /// tests running in parallel (subprocesses, large files) start and end at any moment.
     static func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
-    }
-
-    /// Waits (polling, up to `timeout`) until `condition` holds; returns whether it did.
-    static func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while clock.now < end {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return -1 }
+        return threads.filter { thread in
+            let name = try? String(contentsOfFile: "/proc/self/task/\(thread)/comm", encoding: .utf8)
+            return name?.trimmingCharacters(in: .newlines) != DedicatedThread.threadName
+        }.count
     }
 
     /// Waits until the reactor has at least `count` parked operations (a read or handshake really waiting).
@@ -64,45 +59,45 @@ enum ProcessProbe {
     }
 }
 
-/// The throwaway CA and certificates, generated once per test process into a temporary directory.
+/// The throwaway CA and certificates, generated once per test process into a temporary directory. The
+/// script runs for a second or more: it is awaited through Subprocess, never on a thread of the pool.
 enum TestCertificates {
-    /// The directory holding ca.pem, leaf.pem, expired.pem... (see make-certs.sh), or nil if it failed.
-    static let directory: String? = {
+    /// The one run of make-certs.sh, started by the first test that needs a certificate.
+    private static let making = Task<String?, Never> {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/tls/make-certs.sh").path
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("httpwire-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script, output]
-        do {
-            try process.run()
-            process.waitUntilExit()
-        } catch {
+        guard let result = try? await Subprocess.run("/bin/sh", [script, output]), result.status == 0 else {
             return nil
         }
-        return process.terminationStatus == 0 ? output : nil
-    }()
+        return output
+    }
+
+    /// The directory holding ca.pem, leaf.pem, expired.pem... (see make-certs.sh), or nil if it failed.
+    static var directory: String? {
+        get async { await making.value }
+    }
 
     /// Path of `name` (e.g. "leaf.pem") in the generated directory.
-    static func path(_ name: String) throws -> String {
-        let directory = try #require(directory, "make-certs.sh failed")
+    static func path(_ name: String) async throws -> String {
+        let directory = try #require(await directory, "make-certs.sh failed")
         return directory + "/" + name
     }
 
     /// A server context presenting `leafName`.pem with its key.
-    static func serverContext(_ leafName: String, clientRoots: [PEMSource] = []) throws -> TLSContext {
+    static func serverContext(_ leafName: String, clientRoots: [PEMSource] = []) async throws -> TLSContext {
         try TLSContext(
             server: TLSServerConfiguration(
-                certificateChain: .file(path: path(leafName + ".pem")),
-                privateKey: .file(path: path(leafName + ".key")), clientCertificateTrustRoots: clientRoots))
+                certificateChain: .file(path: try await path(leafName + ".pem")),
+                privateKey: .file(path: try await path(leafName + ".key")), clientCertificateTrustRoots: clientRoots))
     }
 
     /// A client context trusting only the test CA (not the system store).
-    static func clientContext(trusting roots: [PEMSource]? = nil) throws -> TLSContext {
-        try TLSContext(
-            client: TLSConfiguration(
-                trustsSystemRoots: false, additionalTrustRoots: roots ?? [.file(path: path("ca.pem"))]))
+    static func clientContext(trusting roots: [PEMSource]? = nil) async throws -> TLSContext {
+        let trusted: [PEMSource]
+        if let roots { trusted = roots } else { trusted = [.file(path: try await path("ca.pem"))] }
+        return try TLSContext(client: TLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: trusted))
     }
 }
 

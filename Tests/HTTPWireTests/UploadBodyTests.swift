@@ -20,8 +20,8 @@ import Testing
         // Not a multiple of any piece or block size, so the last piece is a short one.
         let size: Int64 = (24 << 20) + 12_345
         let digest = try await UploadHarness.writeLargeFile(at: path, size: size)
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             for method in [Method.put, .post] {
                 let response = try await client.upload(file: path, to: "upload", method: method).response
@@ -39,7 +39,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = try directory.file("empty", [])
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(file: path, to: "upload")
             var reports: [TransferProgress] = []
@@ -62,8 +62,8 @@ import Testing
             for piece in pieces { continuation.yield(piece) }
             continuation.finish()
         }
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(HTTPRequest(method: .post, url: "upload", body: .stream(stream)))
             var reports: [TransferProgress] = []
@@ -94,8 +94,8 @@ import Testing
         try await UploadHarness.writeLargeFile(at: path, size: size)
         let lines = Mutex<[String]>([])
         let server = try await FixtureServer.start(
-            tls: try UploadHarness.serverTLS(transport), log: { line in lines.withLock { $0.append(line) } })
-        let client = try UploadHarness.client(for: server)
+            tls: try await UploadHarness.serverTLS(transport), log: { line in lines.withLock { $0.append(line) } })
+        let client = try await UploadHarness.client(for: server)
         // The change happens from the first progress report: the upload has started and is far from done.
         let changed = Atomic(false)
         var request = HTTPRequest(method: .put, url: "upload", body: .file(path: path))
@@ -142,8 +142,8 @@ import Testing
         let size: Int64 = 200_000_000
         try await UploadHarness.writeLargeFile(at: path, size: size)
         // Over TLS the file passes through user space in blocks: each must be released once written.
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             var form = MultipartForm()
             form.addField(name: "kind", value: "archive")

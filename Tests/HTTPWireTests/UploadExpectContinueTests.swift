@@ -24,9 +24,9 @@ import Testing
         arguments: UploadHarness.Transport.allCases)
     func accepted(transport: UploadHarness.Transport) async throws {
         let (directory, path, digest) = try await Self.makeFile(size: 3 << 20)
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
             // A long timer: only the server's 100 can release the body within the test's time.
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
+            let client = try await UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
             defer { Task { await client.shutdown() } }
             let response = try await client.upload(file: path, to: "expect", method: .put, expectContinue: true)
                 .response
@@ -51,7 +51,7 @@ import Testing
     func rejected(status: Int) async throws {
         let (directory, path, _) = try await Self.makeFile(size: 8 << 20)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
+            let client = try await UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
             defer { Task { await client.shutdown() } }
             let clock = ContinuousClock()
             let start = clock.now
@@ -76,7 +76,7 @@ import Testing
     func expectationFailed() async throws {
         let (directory, path, _) = try await Self.makeFile(size: 1 << 20)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
+            let client = try await UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
             defer { Task { await client.shutdown() } }
             let response = try await client.upload(file: path, to: "expect?reject=417", expectContinue: true).response
             // This route refuses every request, so the repeat gets a 417 too; what matters is its head.
@@ -94,7 +94,7 @@ import Testing
     func ignored() async throws {
         let (directory, path, digest) = try await Self.makeFile(size: 2 << 20)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .milliseconds(300) }
+            let client = try await UploadHarness.client(for: server) { $0.timeouts.expectContinue = .milliseconds(300) }
             defer { Task { await client.shutdown() } }
             let clock = ContinuousClock()
             let start = clock.now

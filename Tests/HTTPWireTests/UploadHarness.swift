@@ -6,6 +6,7 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -18,22 +19,23 @@ enum UploadHarness {
     }
 
     /// The fixture's TLS configuration (leaf certificate from make-certs.sh), or nil for plain HTTP.
-    static func serverTLS(_ transport: Transport) throws -> TLSServerConfiguration? {
+    static func serverTLS(_ transport: Transport) async throws -> TLSServerConfiguration? {
         guard transport == .tls else { return nil }
         return TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
-            privateKey: .file(path: try TestCertificates.path("leaf.key")))
+            certificateChain: .file(path: try await TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try await TestCertificates.path("leaf.key")))
     }
 
     /// A client for `server`: its base URL, the test CA trusted, and any further settings.
     static func client(
         for server: FixtureServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }
-    ) throws -> HTTPClient {
+    ) async throws -> HTTPClient {
         var configuration = ClientConfiguration()
         configuration.baseURL = server.baseURL
         if server.isTLS {
             configuration.tls = TLSConfiguration(
-                trustsSystemRoots: false, additionalTrustRoots: [.file(path: try TestCertificates.path("ca.pem"))])
+                trustsSystemRoots: false, additionalTrustRoots: [.file(path: try await TestCertificates.path("ca.pem"))]
+            )
         }
         configure(&configuration)
         return HTTPClient(configuration: configuration)
@@ -63,15 +65,7 @@ enum UploadHarness {
     /// cooperative threads would stall the other suites running in parallel (their timers and I/O).
     @discardableResult
     static func writeLargeFile(at path: String, size: Int64, seed: UInt64 = 7) async throws -> String {
-        try await onOwnThread { try writeLargeFileNow(at: path, size: size, seed: seed) }
-    }
-
-    /// Runs slow synchronous work (generating bytes, running Python) on a thread of its own, so the few
-    /// cooperative threads stay free for the I/O of the suites running in parallel.
-    static func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
+        try await DedicatedThread.run { try writeLargeFileNow(at: path, size: size, seed: seed) }
     }
 
     private static func writeLargeFileNow(at path: String, size: Int64, seed: UInt64) throws -> String {

@@ -8,6 +8,7 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct UploadMultipartTests {
@@ -62,7 +63,7 @@ import Testing
         #expect(endsWithCloseDelimiter)
 
         let body = response.body
-        let parsed = try await UploadHarness.onOwnThread { try PythonMultipartParser.parse(body, boundary: boundary) }
+        let parsed = try await PythonMultipartParser.parse(body, boundary: boundary)
         #expect(parsed.isMultipart)
         #expect(parsed.defects.isEmpty)
         #expect(parsed.preamble == nil)
@@ -84,10 +85,10 @@ import Testing
     func roundTrip(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
-        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let (form, expected) = try await DedicatedThread.run { try Self.makeForm(in: url) }
         let contentLength = try form.prepare().contentLength
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(form, to: "upload?raw=1")
             var reports: [TransferProgress] = []
@@ -109,10 +110,10 @@ import Testing
     func replayAfterRedirect(status: Int) async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
-        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let (form, expected) = try await DedicatedThread.run { try Self.makeForm(in: url) }
         let contentLength = try form.prepare().contentLength
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(form, to: "redirect-to?status=\(status)&url=%2Fupload%3Fraw%3D1")
             var reports: [Int64] = []
@@ -141,7 +142,7 @@ import Testing
         form.addField(name: "title", value: "clip")
         form.addFile(name: "video", path: path)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let response = try await client.upload(form, to: "upload").response
             let summary = try response.decode(UploadHarness.Summary.self, using: UploadHarness.decoder)
@@ -172,7 +173,7 @@ extension UploadMultipartTests {
     func replayOnRetry() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
-        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let (form, expected) = try await DedicatedThread.run { try Self.makeForm(in: url) }
         let contentLength = try form.prepare().contentLength
         let server = try RetryServer.start()
         var configuration = ClientConfiguration()

@@ -61,7 +61,7 @@ import Testing
         let size: Int64 = 9 << 20
         try await UploadHarness.writeLargeFile(at: path, size: size)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let seen = Mutex<[Int64]>([])
             var request = HTTPRequest(method: .put, url: "redirect-to?status=308&url=%2Fsink", body: .file(path: path))

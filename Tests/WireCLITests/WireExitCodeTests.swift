@@ -4,6 +4,7 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 /// One failure to provoke: the arguments (with `{base}` for the server's base URL), the exit status, and
@@ -152,16 +153,16 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
 }
 
 /// The throwaway CA and certificates of Fixtures/tls/make-certs.sh, made once per test process. The script
-/// runs for seconds: it is awaited on a dispatch thread, so the cooperative pool (which the fixture servers
-/// of concurrently running tests need) is never blocked by it.
+/// runs for seconds: it is awaited through Subprocess, so no thread of the cooperative pool (which the
+/// tests running beside it need) waits for it.
 enum CLITestCertificates {
     private static let making = Task<String?, Never> {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/tls/make-certs.sh").path
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("wire-cli-tls-\(UUID())").path
-        guard let running = try? RunningWire(executable: "/bin/sh", arguments: [script, output], directory: nil),
-            let result = try? await running.finish(), result.status == 0
-        else { return nil }
+        guard let result = try? await Subprocess.run("/bin/sh", [script, output]), result.status == 0 else {
+            return nil
+        }
         return output
     }
 
