@@ -140,7 +140,7 @@ import Testing
     func handshakeFailed() async throws {
         // A plain-HTTP server that answers whatever arrives with a 400, as one does to a TLS ClientHello.
         let listener = try Listener.bind()
-        let server = Task {
+        let server = Task(executorPreference: ServerExecutor.shared) {
             while let socket = try? await listener.accept() {
                 var buffer: [UInt8] = []
                 _ = try? await socket.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(5), phase: .head))

@@ -74,7 +74,7 @@ import Testing
         // complete response nobody asked for; a later connection answers "fresh".
         let listener = try Listener.bind()
         let (sent, sentSignal) = AsyncStream<Void>.makeStream()
-        let server = Task {
+        let server = Task(executorPreference: ServerExecutor.shared) {
             guard let first = try? await listener.accept() else { return }
             var buffer: [UInt8] = []
             _ = try? await first.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))

@@ -4,6 +4,7 @@
 // request/response round trips, so that the read size and the reactor's fast path rest on numbers.
 // Both ends run on the one reactor, so every figure includes the in-process server's work too.
 
+import FixtureServer
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ extension TransportTests {
         /// A server that sends `total` bytes on its first connection, then closes.
         private func startSender(total: Int, tls: TLSContext? = nil) throws -> (Listener, Task<Void, any Error>) {
             let listener = try Listener.bind()
-            let task = Task {
+            let task = Task(executorPreference: ServerExecutor.shared) {
                 let socket = try await listener.accept()
                 let connection: any Connection =
                     if let tls { try await TLSStream.accept(over: socket, context: tls, deadline: .never) } else {

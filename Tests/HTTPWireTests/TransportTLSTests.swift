@@ -1,6 +1,7 @@
 // Transport tests over TLS: a round trip, every class of certificate rejection and the error it gives,
 // other handshake failures, IP-address SANs, extra trust from PEM text, and mutual TLS.
 
+import FixtureServer
 import Foundation
 import Testing
 
@@ -108,7 +109,7 @@ extension TransportTests {
         @Test("a plain-HTTP peer is tlsHandshakeFailed (exit 35), not a certificate problem", .timeLimit(.minutes(1)))
         func notTLS() async throws {
             let listener = try Listener.bind()
-            let serverTask = Task {
+            let serverTask = Task(executorPreference: ServerExecutor.shared) {
                 let socket = try await listener.accept()
                 try await socket.write(
                     Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8), deadline: .never)
@@ -132,7 +133,7 @@ extension TransportTests {
         @Test("a peer that closes during the handshake is tlsHandshakeFailed", .timeLimit(.minutes(1)))
         func peerClosed() async throws {
             let listener = try Listener.bind()
-            let serverTask = Task { await (try? listener.accept())?.close() }
+            let serverTask = Task(executorPreference: ServerExecutor.shared) { await (try? listener.accept())?.close() }
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TLSStream.connect(
@@ -166,7 +167,7 @@ extension TransportTests {
             let caPath = try await TestCertificates.path("ca.pem")
             let serverContext = try await TestCertificates.serverContext("leaf", clientRoots: [.file(path: caPath)])
             let listener = try Listener.bind()
-            let serverTask = Task { () -> Bool in
+            let serverTask = Task(executorPreference: ServerExecutor.shared) { () -> Bool in
                 guard let socket = try? await listener.accept() else { return false }
                 guard let stream = try? await TLSStream.accept(over: socket, context: serverContext, deadline: .never)
                 else { return false }
@@ -188,7 +189,7 @@ extension TransportTests {
             #expect(await serverTask.value)
 
             // Without a client certificate the server refuses the handshake.
-            let refusingTask = Task { () -> Bool in
+            let refusingTask = Task(executorPreference: ServerExecutor.shared) { () -> Bool in
                 guard let socket = try? await listener.accept() else { return false }
                 return (try? await TLSStream.accept(over: socket, context: serverContext, deadline: .never)) == nil
             }

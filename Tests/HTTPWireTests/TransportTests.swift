@@ -3,8 +3,10 @@
 // The transport suites count the process's open descriptors and threads, so they must not run beside each
 // other: the parent suite is serialized, and every transport suite is nested in it (in its own file,
 // through an extension). Helpers: a certificate directory made by Fixtures/tls/make-certs.sh once per
-// test run, an echo server on 127.0.0.1:0 built on `Listener`, and probes of /proc/self.
+// test run, an echo server on 127.0.0.1:0 built on `Listener` (its tasks on FixtureServer's ServerExecutor,
+// so it answers however busy the cooperative pool is), and probes of /proc/self.
 
+import FixtureServer
 import Foundation
 import TestSupport
 import Testing
@@ -111,7 +113,7 @@ struct EchoServer: Sendable {
     /// Starts accepting; with `tls`, each connection is wrapped in a server-side TLS stream first.
     static func start(tls: TLSContext? = nil, host: String = "127.0.0.1") throws -> EchoServer {
         let listener = try Listener.bind(host: host, port: 0)
-        let task = Task {
+        let task = Task(executorPreference: ServerExecutor.shared) {
             await withTaskGroup(of: Void.self) { group in
                 while let socket = try? await listener.accept() {
                     group.addTask {

@@ -120,7 +120,8 @@ enum UploadHarness {
 
 /// A one-connection HTTP server that reads a Content-Length request body slowly (`bytesPerRead` every
 /// `pause`), then answers 200 with the byte count it received, so an upload takes long enough for its
-/// progress to be watched. The pause is rate limiting, not synchronisation.
+/// progress to be watched. The pause is rate limiting, not synchronisation. Its task runs on the fixture
+/// server's ServerExecutor and pauses on its clock, like every test server.
 struct SlowSink: Sendable {
     let listener: Listener
     let task: Task<Int64, any Error>
@@ -139,7 +140,7 @@ struct SlowSink: Sendable {
     static func start(bytesPerRead: Int = 64 * 1024, pause: Duration = .milliseconds(2)) throws -> SlowSink {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let counter = Counter()
-        let task = Task { () throws -> Int64 in
+        let task = Task(executorPreference: ServerExecutor.shared) { () throws -> Int64 in
             let socket = try await listener.accept(deadline: .after(.seconds(30), phase: .connect))
             let deadline = Deadline.after(.seconds(60), phase: .body)
             var buffer: [UInt8] = []
@@ -161,7 +162,7 @@ struct SlowSink: Sendable {
                 guard count > 0 else { break }
                 received += Int64(count)
                 counter.add(Int64(count))
-                try await Task.sleep(for: pause)
+                try await ServerExecutor.sleep(for: pause)
             }
             let answer = "HTTP/1.1 200 OK\r\nContent-Length: \(String(received).utf8.count)\r\n\r\n\(received)"
             try await socket.write(Array(answer.utf8)[...], deadline: deadline)
@@ -200,7 +201,7 @@ struct RetryServer: Sendable {
 
     static func start() throws -> RetryServer {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
-        let task = Task { () throws -> (heads: [String], body: [UInt8]) in
+        let task = Task(executorPreference: ServerExecutor.shared) { () throws -> (heads: [String], body: [UInt8]) in
             let deadline = Deadline.after(.seconds(30), phase: .body)
             var heads: [String] = []
             let first = try await listener.accept(deadline: deadline)

@@ -112,7 +112,7 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
     func tlsHandshakeFailure() async throws {
         // A plain listener that answers the ClientHello with an HTTP error, as a plain server would.
         let listener = try Listener.bind()
-        let serving = Task {
+        let serving = Task(executorPreference: ServerExecutor.shared) {
             while let socket = try? await listener.accept() {
                 var buffer: [UInt8] = []
                 _ = try? await socket.read(into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5), phase: .head))
