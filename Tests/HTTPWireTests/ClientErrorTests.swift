@@ -4,6 +4,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -81,15 +82,15 @@ import Testing
 
     @Test("a closed port is couldNotConnect with ECONNREFUSED, exit 7", .timeLimit(.minutes(1)))
     func couldNotConnect() async throws {
-        let server = try await FixtureServer.start()
-        let port = server.port
-        await server.stop()
-        let client = HTTPClient()
-        await #expect(throws: HTTPWireError.couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED)) {
-            _ = try await client.get("http://127.0.0.1:\(port)/json")
+        // Held by a bound socket that never listens: no other test's server can be given this port meanwhile.
+        try await withClosedPort { port in
+            let client = HTTPClient()
+            await #expect(throws: HTTPWireError.couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED)) {
+                _ = try await client.get("http://127.0.0.1:\(port)/json")
+            }
+            await client.shutdown()
         }
         #expect(HTTPWireError.couldNotConnect(host: "h", port: 1, errno: ECONNREFUSED).exitCode == 7)
-        await client.shutdown()
     }
 
     @Test("a name under .invalid cannot be resolved, exit 6", .timeLimit(.minutes(1)))

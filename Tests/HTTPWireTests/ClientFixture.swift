@@ -8,7 +8,6 @@ import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import Synchronization
-import TestSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -16,31 +16,16 @@ import Testing
 #endif
 
 @Suite struct ClientTimeoutTests {
-    /// A listener with a backlog of 0 whose accept queue is already full, so the kernel drops further SYNs
-    /// and a connect waits until its deadline — without a packet leaving the machine.
-    static func blackHole() async throws -> (listener: Listener, fillers: [TCPSocket]) {
-        let listener = try Listener.bind(host: "127.0.0.1", port: 0, backlog: 0)
-        var fillers: [TCPSocket] = []
-        for _ in 0..<3 {
-            if let socket = try? await TCPSocket.connect(
-                host: "127.0.0.1", port: listener.port, deadline: .after(.milliseconds(200), phase: .connect))
-            {
-                fillers.append(socket)
-            }
-        }
-        return (listener, fillers)
-    }
-
     @Test("a connect that never completes is timedOut(.connect); a total deadline caps it", .timeLimit(.minutes(1)))
     func connect() async throws {
-        let (listener, fillers) = try await Self.blackHole()
+        let hole = try await BlackHole.open()
         var configuration = ClientConfiguration()
         configuration.timeouts.connect = .milliseconds(300)
         let client = HTTPClient(configuration: configuration)
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: HTTPWireError.timedOut(.connect)) {
-            _ = try await client.get("http://127.0.0.1:\(listener.port)/")
+            _ = try await client.get("http://127.0.0.1:\(hole.port)/")
         }
         #expect(clock.now - start >= .milliseconds(280))
         await client.shutdown()
@@ -49,15 +34,14 @@ import Testing
         configuration.timeouts.total = .milliseconds(300)
         let capped = HTTPClient(configuration: configuration)
         await #expect(throws: HTTPWireError.timedOut(.total)) {
-            _ = try await capped.get("http://127.0.0.1:\(listener.port)/")
+            _ = try await capped.get("http://127.0.0.1:\(hole.port)/")
         }
         #expect(HTTPWireError.timedOut(.connect).exitCode == 28)
         // The pool's own attempt (30 s connect timeout) is still waiting: shutdown cancels it.
         let shutdownStart = clock.now
         await capped.shutdown()
-        #expect(clock.now - shutdownStart < .seconds(20))
-        for filler in fillers { await filler.close() }
-        await listener.close()
+        #expect(clock.now - shutdownStart < .seconds(20).scaled)
+        await hole.close()
     }
 
     // The idle timeouts below leave a wide margin to the waits that must succeed, so a loaded machine (or a

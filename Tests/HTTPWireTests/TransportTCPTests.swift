@@ -2,6 +2,7 @@
 // on the one reactor, and deadlines that report their phase.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -53,17 +54,16 @@ extension TransportTests {
 
         @Test("a closed port is couldNotConnect with the host, port and errno (exit 7)", .timeLimit(.minutes(1)))
         func closedPort() async throws {
-            // Bind to learn a free port, then close it: nothing listens there afterwards.
-            let listener = try Listener.bind()
-            let port = listener.port
-            await listener.close()
-            let error = await #expect(throws: HTTPWireError.self) {
-                _ = try await TCPSocket.connect(
-                    host: "127.0.0.1", port: port, deadline: .after(.seconds(5), phase: .connect))
+            // A port bound by a socket that never listens, for the whole test: nothing can answer there.
+            try await withClosedPort { port in
+                let error = await #expect(throws: HTTPWireError.self) {
+                    _ = try await TCPSocket.connect(
+                        host: "127.0.0.1", port: port, deadline: .after(.seconds(5).scaled, phase: .connect))
+                }
+                #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
+                #expect(error?.exitCode == 7)
+                #expect(error?.description.contains("connection refused") == true)
             }
-            #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
-            #expect(error?.exitCode == 7)
-            #expect(error?.description.contains("connection refused") == true)
         }
 
         @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.minutes(1)))
@@ -134,43 +134,33 @@ extension TransportTests {
 
         @Test("Happy Eyeballs: a hanging address does not hold up the next one for long", .timeLimit(.minutes(1)))
         func happyEyeballs() async throws {
-            // A listener that never accepts, with the smallest backlog: once its queue is full, the kernel
-            // drops further SYNs and a connect to it hangs, like a broken address family.
-            let full = try Listener.bind(backlog: 0)
-            var queued: [TCPSocket] = []
-            var isHanging = false
-            for _ in 0..<8 where !isHanging {
-                do {
-                    queued.append(
-                        try await TCPSocket.connect(
-                            to: full.localAddress, deadline: .after(.milliseconds(100), phase: .connect)))
-                } catch HTTPWireError.timedOut {
-                    isHanging = true
-                }
-            }
-            try #require(isHanging, "could not fill the accept queue")
+            // A connect to a full listener hangs, like a broken address family: after the attempt delay
+            // (250 ms, never less however loaded the machine) the next address gets its turn.
+            let hole = try await BlackHole.open()
             let server = try EchoServer.start()
             let working = try #require(Resolver.literalAddress(host: "127.0.0.1", port: server.port))
             let clock = ContinuousClock()
             let start = clock.now
             let socket = try await HappyEyeballs.connect(
-                to: [full.localAddress, working], host: "test", port: server.port,
-                deadline: .after(.seconds(10), phase: .connect))
+                to: [hole.address, working], host: "test", port: server.port,
+                deadline: .after(.seconds(10).scaled, phase: .connect))
             let elapsed = clock.now - start
             #expect(socket.remoteAddress.port == server.port)
-            #expect(elapsed >= .milliseconds(240) && elapsed < .seconds(3), "took \(elapsed)")
+            #expect(elapsed >= .milliseconds(240) && elapsed < .seconds(3).scaled, "took \(elapsed)")
 
-            // A refused first address hands over at once, without the delay.
-            let closed = try Listener.bind()
-            let refused = closed.localAddress
-            await closed.close()
-            let quickStart = clock.now
-            let second = try await HappyEyeballs.connect(
-                to: [refused, working], host: "test", port: server.port, deadline: .after(.seconds(10), phase: .connect)
-            )
-            #expect(clock.now - quickStart < .milliseconds(200))
-            for connection in queued + [socket, second] { await connection.close() }
-            await full.close()
+            // A refused first address hands over at once, without the delay. The delay is made a minute long,
+            // so "at once" is told from "after the delay" by a margin no load can close.
+            try await withClosedPort { refusingPort in
+                let refused = try #require(Resolver.literalAddress(host: "127.0.0.1", port: refusingPort))
+                let quickStart = clock.now
+                let second = try await HappyEyeballs.connect(
+                    to: [refused, working], host: "test", port: server.port,
+                    deadline: .after(.seconds(30).scaled, phase: .connect), attemptDelay: .seconds(60).scaled)
+                #expect(clock.now - quickStart < .seconds(10).scaled)
+                await second.close()
+            }
+            await socket.close()
+            await hole.close()
             await server.stop()
         }
     }

@@ -83,15 +83,14 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
 
     @Test("a closed port exits 7", .timeLimit(.minutes(1)))
     func closedPort() async throws {
-        // A port that was just free: bound by a server that is then stopped.
-        let server = try await FixtureServer.start()
-        let port = server.port
-        await server.stop()
-        let result = try await WireProcess.run(["get", "http://127.0.0.1:\(port)/"])
-        #expect(result.status == 7)
-        #expect(
-            result.standardError
-                == "wire: error: could not connect to 127.0.0.1 port \(port): connection refused (errno 111)\n")
+        // A port held by a bound socket that never listens, for as long as wire runs.
+        try await withClosedPort { port in
+            let result = try await WireProcess.run(["get", "http://127.0.0.1:\(port)/"])
+            #expect(result.status == 7)
+            #expect(
+                result.standardError
+                    == "wire: error: could not connect to 127.0.0.1 port \(port): connection refused (errno 111)\n")
+        }
     }
 
     @Test("a reset while the request body is being sent exits 55 or 56", .timeLimit(.minutes(1)))
