@@ -8,6 +8,7 @@ import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -17,15 +18,15 @@ import Synchronization
 
 /// Helpers for client tests.
 enum ClientFixture {
-    /// A client whose base URL is the server's, with short timeouts so a hang fails fast; `configure` may
-    /// change anything else.
+    /// A client whose base URL is the server's, with timeouts short enough that a hang fails the test yet
+    /// long enough for a loaded machine (scaled by TestTime.scale); `configure` may change anything else.
     static func client(
         for server: FixtureServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }
     ) -> HTTPClient {
         var configuration = ClientConfiguration()
         configuration.baseURL = server.baseURL
-        configuration.timeouts.connect = .seconds(10)
-        configuration.timeouts.idle = .seconds(20)
+        configuration.timeouts.connect = .seconds(10).scaled
+        configuration.timeouts.idle = .seconds(20).scaled
         configure(&configuration)
         return HTTPClient(configuration: configuration)
     }

@@ -11,7 +11,7 @@ import Testing
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
     }
 
-    @Test("GETs reuse one kept-alive connection and bodies arrive intact", .timeLimit(.minutes(1)))
+    @Test("GETs reuse one kept-alive connection and bodies arrive intact", .timeLimit(.scaledMinutes(1)))
     func keepAliveReuse() async throws {
         let file = Self.pattern(300_000)
         try await withNginx(files: ["a.bin": file, "small.txt": Array("hello\n".utf8)]) { nginx in
@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    @Test("a gzip response that nginx sends chunked is decoded to its end", .timeLimit(.minutes(1)))
+    @Test("a gzip response that nginx sends chunked is decoded to its end", .timeLimit(.scaledMinutes(1)))
     func chunkedFromNginx() async throws {
         let text = Array(String(repeating: "the quick brown fox jumps over the lazy dog\n", count: 5000).utf8)
         try await withNginx(files: ["fox.txt": text]) { nginx in
@@ -50,7 +50,7 @@ import Testing
         }
     }
 
-    @Test("Range requests get 206 with the requested bytes", .timeLimit(.minutes(1)))
+    @Test("Range requests get 206 with the requested bytes", .timeLimit(.scaledMinutes(1)))
     func range() async throws {
         let file = Self.pattern(10_000)
         try await withNginx(files: ["r.bin": file]) { nginx in
@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test("HEAD gets the fields and no body, and the connection stays usable", .timeLimit(.minutes(1)))
+    @Test("HEAD gets the fields and no body, and the connection stays usable", .timeLimit(.scaledMinutes(1)))
     func head() async throws {
         try await withNginx(files: ["h.bin": Self.pattern(5000)]) { nginx in
             let client = HTTPClient()
@@ -78,7 +78,7 @@ import Testing
         }
     }
 
-    @Test("a PUT of a file streams it to nginx, which stores it byte for byte", .timeLimit(.minutes(1)))
+    @Test("a PUT of a file streams it to nginx, which stores it byte for byte", .timeLimit(.scaledMinutes(1)))
     func putFile() async throws {
         try await withNginx { nginx in
             let source = NSTemporaryDirectory() + "httpwire-put-\(UUID().uuidString)"

@@ -16,7 +16,8 @@ import Testing
 #endif
 
 @Suite struct ClientTimeoutTests {
-    @Test("a connect that never completes is timedOut(.connect); a total deadline caps it", .timeLimit(.minutes(1)))
+    @Test(
+        "a connect that never completes is timedOut(.connect); a total deadline caps it", .timeLimit(.scaledMinutes(1)))
     func connect() async throws {
         let hole = try await BlackHole.open()
         var configuration = ClientConfiguration()
@@ -30,7 +31,7 @@ import Testing
         #expect(clock.now - start >= .milliseconds(280))
         await client.shutdown()
 
-        configuration.timeouts.connect = .seconds(30)
+        configuration.timeouts.connect = .seconds(30).scaled
         configuration.timeouts.total = .milliseconds(300)
         let capped = HTTPClient(configuration: configuration)
         await #expect(throws: HTTPWireError.timedOut(.total)) {
@@ -47,10 +48,10 @@ import Testing
     // The idle timeouts below leave a wide margin to the waits that must succeed, so a loaded machine (or a
     // ThreadSanitizer build) cannot turn a short wait into a timeout.
 
-    @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.minutes(1)))
+    @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.scaledMinutes(1)))
     func head() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3).scaled }
             await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=30000") }
             // Waits shorter than the idle timeout are fine.
             let quick = try await client.get("delay?ms=50")
@@ -59,10 +60,12 @@ import Testing
         }
     }
 
-    @Test("a body that stalls for the idle timeout is timedOut(.body), streamed or collected", .timeLimit(.minutes(1)))
+    @Test(
+        "a body that stalls for the idle timeout is timedOut(.body), streamed or collected",
+        .timeLimit(.scaledMinutes(1)))
     func body() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3).scaled }
             await #expect(throws: HTTPWireError.timedOut(.body)) {
                 _ = try await client.get("drip?bytes=5&interval_ms=30000")
             }
@@ -78,18 +81,20 @@ import Testing
         }
     }
 
-    @Test("the total deadline covers the whole request, body included", .timeLimit(.minutes(1)))
+    @Test("the total deadline covers the whole request, body included", .timeLimit(.scaledMinutes(1)))
     func total() async throws {
         try await withFixtureServer { server in
-            // 2 s: short enough to keep the test quick, long enough that the plain GET after it fits easily
-            // even when every other suite is running on the same two cores.
-            let client = ClientFixture.client(for: server) { $0.timeouts.total = .seconds(2) }
+            // 2 s (scaled): short enough to keep the test quick, long enough that the plain GET after it fits
+            // easily even when every other suite is running on the same two cores. The drip lasts a minute,
+            // so only the deadline can end it, whatever the scale.
+            let total = Duration.seconds(2).scaled
+            let client = ClientFixture.client(for: server) { $0.timeouts.total = total }
             let clock = ContinuousClock()
             let start = clock.now
             await #expect(throws: HTTPWireError.timedOut(.total)) {
-                _ = try await client.get("drip?bytes=40&interval_ms=100")
+                _ = try await client.get("drip?bytes=600&interval_ms=100")
             }
-            #expect(clock.now - start >= .milliseconds(1980))
+            #expect(clock.now - start >= total - .milliseconds(20))
             // Each request gets its own total deadline.
             let next = try await client.get("json")
             #expect(next.status == .ok)
@@ -104,7 +109,7 @@ import Testing
 
     @Test(
         "an answer that comes while the body is still being sent is reported (RFC 9112 §9.5)",
-        .timeLimit(.minutes(1)), arguments: LargeBody.allCases)
+        .timeLimit(.scaledMinutes(1)), arguments: LargeBody.allCases)
     func earlyResponse(kind: LargeBody) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("early-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -133,7 +138,7 @@ import Testing
         }
     }
 
-    @Test("Expect: 100-continue refused with a final status: the body is not sent", .timeLimit(.minutes(1)))
+    @Test("Expect: 100-continue refused with a final status: the body is not sent", .timeLimit(.scaledMinutes(1)))
     func expectRefused() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -154,10 +159,12 @@ import Testing
 }
 
 extension ClientTimeoutTests {
-    @Test("an upload slower than the idle timeout is not a timeout while bytes keep flowing", .timeLimit(.minutes(1)))
+    @Test(
+        "an upload slower than the idle timeout is not a timeout while bytes keep flowing",
+        .timeLimit(.scaledMinutes(1)))
     func slowUpload() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1).scaled }
             // Twenty pieces 100 ms apart: two seconds of sending, answered only at the end; each gap stays well
             // inside the idle timeout even on a loaded machine.
             let pieces = AsyncThrowingStream<[UInt8], any Error> { continuation in
@@ -176,16 +183,20 @@ extension ClientTimeoutTests {
         }
     }
 
-    @Test("no head within the idle timeout after a large body was sent is timedOut(.head)", .timeLimit(.minutes(1)))
+    @Test(
+        "no head within the idle timeout after a large body was sent is timedOut(.head)", .timeLimit(.scaledMinutes(1)))
     func headAfterLargeBody() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
+            // The idle timeout must not fire while the body goes out, and must before the delayed head: 300 ms
+            // (scaled) against a head that comes after a minute.
+            let idle = Duration.milliseconds(300).scaled
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = idle }
             let clock = ContinuousClock()
             let start = clock.now
             let request = HTTPRequest(
-                method: .post, url: "delay?ms=3000", body: .bytes([UInt8](repeating: 1, count: 200_000)))
+                method: .post, url: "delay?ms=60000", body: .bytes([UInt8](repeating: 1, count: 200_000)))
             await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.send(request) }
-            #expect(clock.now - start >= .milliseconds(280))
+            #expect(clock.now - start >= idle - .milliseconds(20))
             await client.shutdown()
         }
     }

@@ -32,7 +32,8 @@ import Testing
         (try? await Subprocess.run(tool, arguments))?.status == 0
     }
 
-    @Test("an unwritable destination is localWriteFailed (exit 23) and nothing is written", .timeLimit(.minutes(1)))
+    @Test(
+        "an unwritable destination is localWriteFailed (exit 23) and nothing is written", .timeLimit(.scaledMinutes(1)))
     func unwritableDirectory() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -79,7 +80,7 @@ import Testing
 
     @Test(
         "a full disk is localWriteFailed(ENOSPC), keeps the partial data, and resumes once there is room",
-        .enabled { await canMount }, .timeLimit(.minutes(1)), arguments: [true, false])
+        .enabled { await canMount }, .timeLimit(.scaledMinutes(1)), arguments: [true, false])
     func diskFull(zeroCopy: Bool) async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

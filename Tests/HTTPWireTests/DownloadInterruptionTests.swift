@@ -5,6 +5,7 @@
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite struct DownloadInterruptionTests {
@@ -13,7 +14,7 @@ import Testing
 
     @Test(
         "a cancelled download keeps its bytes, and the next one continues with Range and If-Range",
-        .timeLimit(.minutes(1)), arguments: [true, false])
+        .timeLimit(.scaledMinutes(1)), arguments: [true, false])
     func cancelThenResume(zeroCopy: Bool) async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -56,7 +57,7 @@ import Testing
         await server.stop()
     }
 
-    @Test("pause commits what arrived; resume continues from there", .timeLimit(.minutes(1)))
+    @Test("pause commits what arrived; resume continues from there", .timeLimit(.scaledMinutes(1)))
     func pauseAndResume() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -97,7 +98,7 @@ import Testing
         await server.stop()
     }
 
-    @Test("a dropped connection is retried from the bytes on disk, never from zero", .timeLimit(.minutes(1)))
+    @Test("a dropped connection is retried from the bytes on disk, never from zero", .timeLimit(.scaledMinutes(1)))
     func retryResumes() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -124,7 +125,9 @@ import Testing
         await server.stop()
     }
 
-    @Test("without retries a dropped connection fails with bodyTruncated and keeps the bytes", .timeLimit(.minutes(1)))
+    @Test(
+        "without retries a dropped connection fails with bodyTruncated and keeps the bytes",
+        .timeLimit(.scaledMinutes(1)))
     func dropWithoutRetry() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -142,7 +145,7 @@ import Testing
         await server.stop()
     }
 
-    @Test("removing data while downloading cancels first, then deletes everything", .timeLimit(.minutes(1)))
+    @Test("removing data while downloading cancels first, then deletes everything", .timeLimit(.scaledMinutes(1)))
     func removeWhileDownloading() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -170,7 +173,7 @@ import Testing
         await server.stop()
     }
 
-    @Test("a second download to the same destination is refused while the first runs", .timeLimit(.minutes(1)))
+    @Test("a second download to the same destination is refused while the first runs", .timeLimit(.scaledMinutes(1)))
     func oneDownloadPerDestination() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

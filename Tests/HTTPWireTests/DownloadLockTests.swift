@@ -15,7 +15,7 @@ import Testing
 
     @Test(
         "two downloads to one destination started together: one finishes, the other is refused at once",
-        .timeLimit(.minutes(1)), arguments: [false, true])
+        .timeLimit(.scaledMinutes(1)), arguments: [false, true])
     func twoAtOnce(spelledDifferently: Bool) async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -60,7 +60,7 @@ import Testing
 
     @Test(
         "a lock held by another process refuses the download and keeps its data; after the holder dies it resumes",
-        .timeLimit(.minutes(1)), .enabled(if: FileManager.default.isExecutableFile(atPath: flockTool)))
+        .timeLimit(.scaledMinutes(1)), .enabled(if: FileManager.default.isExecutableFile(atPath: flockTool)))
     func heldByAnotherProcess() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

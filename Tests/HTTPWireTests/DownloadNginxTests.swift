@@ -8,7 +8,9 @@ import TestSupport
 import Testing
 
 @Suite(.serialized) struct DownloadNginxTests {
-    @Test("nginx: a partial download resumes with If-Range, and a changed file starts over", .timeLimit(.minutes(1)))
+    @Test(
+        "nginx: a partial download resumes with If-Range, and a changed file starts over", .timeLimit(.scaledMinutes(1))
+    )
     func resumeAgainstNginx() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -55,7 +57,9 @@ import Testing
         }
     }
 
-    @Test("into a directory: the name comes from the URL, and a second run resumes under it", .timeLimit(.minutes(1)))
+    @Test(
+        "into a directory: the name comes from the URL, and a second run resumes under it",
+        .timeLimit(.scaledMinutes(1)))
     func directoryResume() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

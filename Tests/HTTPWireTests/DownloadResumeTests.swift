@@ -35,7 +35,7 @@ import Testing
         return false
     }
 
-    @Test("a 206 at the offset is appended: Range and If-Range in the request log", .timeLimit(.minutes(1)))
+    @Test("a 206 at the offset is appended: Range and If-Range in the request log", .timeLimit(.scaledMinutes(1)))
     func resumesWithIfRange() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    @Test("a file replaced on the server is downloaded again, never spliced", .timeLimit(.minutes(1)))
+    @Test("a file replaced on the server is downloaded again, never spliced", .timeLimit(.scaledMinutes(1)))
     func changedFileRestarts() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -87,7 +87,7 @@ import Testing
         }
     }
 
-    @Test("a server that ignores Range gets a fresh download", .timeLimit(.minutes(1)))
+    @Test("a server that ignores Range gets a fresh download", .timeLimit(.scaledMinutes(1)))
     func rangeIgnored() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -108,7 +108,7 @@ import Testing
         }
     }
 
-    @Test("416 for a part file that is already complete finishes without a body", .timeLimit(.minutes(1)))
+    @Test("416 for a part file that is already complete finishes without a body", .timeLimit(.scaledMinutes(1)))
     func completeFile416() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -132,7 +132,7 @@ import Testing
         }
     }
 
-    @Test("416 with another length starts over", .timeLimit(.minutes(1)))
+    @Test("416 with another length starts over", .timeLimit(.scaledMinutes(1)))
     func mismatched416() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -154,7 +154,7 @@ import Testing
         }
     }
 
-    @Test("a 206 that starts at the wrong byte is never appended", .timeLimit(.minutes(1)))
+    @Test("a 206 that starts at the wrong byte is never appended", .timeLimit(.scaledMinutes(1)))
     func shiftedRange() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -176,7 +176,7 @@ import Testing
         }
     }
 
-    @Test("the restart option discards partial data and sends no Range", .timeLimit(.minutes(1)))
+    @Test("the restart option discards partial data and sends no Range", .timeLimit(.scaledMinutes(1)))
     func restartOption() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -199,7 +199,7 @@ import Testing
         }
     }
 
-    @Test("a part file without a record, or for another URL, is not trusted", .timeLimit(.minutes(1)))
+    @Test("a part file without a record, or for another URL, is not trusted", .timeLimit(.scaledMinutes(1)))
     func untrustedPartial() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

@@ -15,6 +15,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct DownloadsArticleCaptureTests {
@@ -150,14 +151,14 @@ import Testing
             .map { String($0.dropFirst(prefix.count)) }
     }
 
-    @Test("the article quotes the exchanges and the record a fresh capture produces", .timeLimit(.minutes(1)))
+    @Test("the article quotes the exchanges and the record a fresh capture produces", .timeLimit(.scaledMinutes(1)))
     func articleMatchesCapture() async throws {
         let capture = try await Self.capture()
         let blocks = Self.quotedBlocks(capture)
         try ArticleQuotes.expectQuoted(blocks, inArticleAt: Self.articlePath)
     }
 
-    @Test("the captured downloads do what the article says they do", .timeLimit(.minutes(1)))
+    @Test("the captured downloads do what the article says they do", .timeLimit(.scaledMinutes(1)))
     func outcomesMatchArticle() async throws {
         let capture = try await Self.capture()
         // The cut attempt: a plain GET, answered 200 with validators; the record counts every byte received.
@@ -188,7 +189,7 @@ import Testing
         #expect(capture.changedFile == capture.changedContent)
     }
 
-    @Test("the record with the validators is on disk before the first body byte", .timeLimit(.minutes(1)))
+    @Test("the record with the validators is on disk before the first body byte", .timeLimit(.scaledMinutes(1)))
     func recordBeforeFirstByte() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

@@ -5,6 +5,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 
 @testable import HTTPWire
 
@@ -46,7 +47,7 @@ struct DroppingServer: Sendable {
             case .needMoreData:
                 buffer.removeAll(keepingCapacity: true)
                 let count = try await socket.read(
-                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10), phase: .head))
+                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10).scaled, phase: .head))
                 decoder.feed(count == 0 ? [] : buffer[...])
                 if count == 0 { return }
             }

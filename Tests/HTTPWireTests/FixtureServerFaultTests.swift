@@ -6,13 +6,14 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.scaledMinutes(1)))
 struct FixtureServerFaultTests {
     /// The error reading the response to GET `target` throws, or nil if it read fine.
     private func failure(_ server: FixtureServer, _ target: String) async throws -> (any Error)? {

@@ -4,6 +4,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -14,7 +15,7 @@ import Testing
     import Foundation
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.scaledMinutes(1)))
 struct FixtureServerTests {
     /// Decodes a JSON body the tests know the shape of.
     private func json(_ response: RawResponse) throws -> [String: JSONValue] {
@@ -260,7 +261,7 @@ struct FixtureServerTests {
             try await client.write(bytes)  // the head only: the body waits for 100
             var interim: [UInt8] = []
             _ = try await client.connection.read(
-                into: &interim, maxBytes: 100, deadline: .after(.seconds(10), phase: .head))
+                into: &interim, maxBytes: 100, deadline: .after(.seconds(10).scaled, phase: .head))
             #expect(String(decoding: interim, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
             try await client.write(Array("data".utf8))
             let summary = try json(try await client.readResponse(to: .post))
@@ -321,15 +322,11 @@ extension FixtureServerTests {
             clients.append(client)
         }
         // Wait (with a deadline) until every request reached its route.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.requestsServed < 5 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(server.requestsServed == 5)
+        try #require(await eventually { server.requestsServed == 5 })
         let start = ContinuousClock.now
         await server.stop()
         // Well under the routes' 30 s delay; the margin is for a machine busy with the parallel test run.
-        #expect(ContinuousClock.now - start < .seconds(15))
+        #expect(ContinuousClock.now - start < .seconds(15).scaled)
         for client in clients {
             #expect(try await client.readUntilClose().isEmpty)
             await client.close()

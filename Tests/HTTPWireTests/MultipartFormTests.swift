@@ -3,6 +3,7 @@
 
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 @Suite struct MultipartFormTests {
@@ -12,7 +13,7 @@ import Testing
             0, 0xFF, 0xFE, 0x0D,
         ]
 
-    @Test("every kind of part survives a round trip through Python's parser", .timeLimit(.minutes(1)))
+    @Test("every kind of part survives a round trip through Python's parser", .timeLimit(.scaledMinutes(1)))
     func roundTrip() async throws {
         let directory = try TemporaryDirectory()
         let binary = Self.trickyBytes + pseudoRandomBytes(count: 200_000, seed: 1) + Self.trickyBytes
@@ -73,7 +74,7 @@ import Testing
         }
     }
 
-    @Test("the body starts with the delimiter and ends with the close delimiter", .timeLimit(.minutes(1)))
+    @Test("the body starts with the delimiter and ends with the close delimiter", .timeLimit(.scaledMinutes(1)))
     func framing() throws {
         var form = MultipartForm()
         form.addField(name: "a", value: "1")
@@ -103,7 +104,7 @@ import Testing
         #expect(body.contentLength == Int64(body.boundary.utf8.count + 6))
     }
 
-    @Test("a boundary that occurs in in-memory data is replaced", .timeLimit(.minutes(1)))
+    @Test("a boundary that occurs in in-memory data is replaced", .timeLimit(.scaledMinutes(1)))
     func boundaryCollisionInData() async throws {
         // The same seed draws the same first boundary: learn it from an empty form, then hide it in the data.
         var probe = SeededGenerator(state: 7)
@@ -122,7 +123,7 @@ import Testing
         #expect(parsed.parts[0].payload == data)
     }
 
-    @Test("a boundary that occurs in a field value or a name is replaced", .timeLimit(.minutes(1)))
+    @Test("a boundary that occurs in a field value or a name is replaced", .timeLimit(.scaledMinutes(1)))
     func boundaryCollisionInHead() async throws {
         var probe = SeededGenerator(state: 99)
         let firstBoundary = try MultipartForm().prepare(using: &probe).boundary
@@ -138,7 +139,7 @@ import Testing
         #expect(parsed.parts.last?.payload == Array("--\(firstBoundary)--".utf8))
     }
 
-    @Test("quotes, backslashes, CR and LF in names cannot break the part head", .timeLimit(.minutes(1)))
+    @Test("quotes, backslashes, CR and LF in names cannot break the part head", .timeLimit(.scaledMinutes(1)))
     func hostileNames() async throws {
         let name = "a\"b\\\r\nContent-Type: text/evil\r\n\r\n"
         let fileName = "x\".txt\"; name=\"other\r\n--\u{0}\t"
@@ -163,7 +164,7 @@ import Testing
         #expect(parsed.parts[1].name == "after")
     }
 
-    @Test("every reader replays the same bytes", .timeLimit(.minutes(1)))
+    @Test("every reader replays the same bytes", .timeLimit(.scaledMinutes(1)))
     func replay() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("f.csv", pseudoRandomBytes(count: 70_000, seed: 5))
@@ -218,7 +219,7 @@ import Testing
         }
     }
 
-    @Test("a file that changes size after prepare() makes sending throw", .timeLimit(.minutes(1)))
+    @Test("a file that changes size after prepare() makes sending throw", .timeLimit(.scaledMinutes(1)))
     func fileChangedAfterPrepare() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("grows.txt", Array(repeating: 65, count: 1000))

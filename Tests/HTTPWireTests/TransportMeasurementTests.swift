@@ -6,6 +6,7 @@
 
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -40,7 +41,7 @@ extension TransportTests {
         }
 
         @Test(
-            "plain download throughput by read size", .timeLimit(.minutes(5)),
+            "plain download throughput by read size", .timeLimit(.scaledMinutes(5)),
             arguments: [64 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20])
         func plainThroughput(readSize: Int) async throws {
             let total = 1 << 30
@@ -69,7 +70,7 @@ extension TransportTests {
             )
         }
 
-        @Test("plain download into /dev/null with splice", .timeLimit(.minutes(5)))
+        @Test("plain download into /dev/null with splice", .timeLimit(.scaledMinutes(5)))
         func spliceThroughput() async throws {
             let total = 1 << 30
             let (listener, sender) = try startSender(total: total)
@@ -93,7 +94,7 @@ extension TransportTests {
             print("measure: splice 1 GiB to /dev/null: \(megabytesPerSecond(total, elapsed)) MB/s, \(calls) calls")
         }
 
-        @Test("TLS download throughput", .timeLimit(.minutes(5)))
+        @Test("TLS download throughput", .timeLimit(.scaledMinutes(5)))
         func tlsThroughput() async throws {
             let total = 512 << 20
             let (listener, sender) = try startSender(
@@ -120,7 +121,7 @@ extension TransportTests {
             print("measure: tls 512 MiB (both ends in process): \(megabytesPerSecond(total, elapsed)) MB/s")
         }
 
-        @Test("sequential small round trips", .timeLimit(.minutes(5)))
+        @Test("sequential small round trips", .timeLimit(.scaledMinutes(5)))
         func roundTrips() async throws {
             let server = try EchoServer.start()
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: .never)
@@ -130,11 +131,11 @@ extension TransportTests {
             let count = 5000
             let elapsed = try await ContinuousClock().measure {
                 for _ in 0..<count {
-                    try await socket.write(request, deadline: .after(.seconds(5), phase: .send))
+                    try await socket.write(request, deadline: .after(.seconds(5).scaled, phase: .send))
                     buffer.removeAll(keepingCapacity: true)
                     while buffer.count < request.count {
                         _ = try await socket.read(
-                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5), phase: .head))
+                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5).scaled, phase: .head))
                     }
                 }
             }
@@ -144,7 +145,7 @@ extension TransportTests {
             print("measure: \(count) sequential 200-byte round trips: \(Int(Double(count) / seconds)) per second")
         }
 
-        @Test("1,000 concurrent connections: time and threads", .timeLimit(.minutes(5)))
+        @Test("1,000 concurrent connections: time and threads", .timeLimit(.scaledMinutes(5)))
         func concurrentConnections() async throws {
             let server = try EchoServer.start()
             let threadsBefore = ProcessProbe.threadCount()

@@ -9,13 +9,13 @@ import Testing
 
 extension TransportTests {
     @Suite struct TCP {
-        @Test("a plain round trip through the in-process echo server", .timeLimit(.minutes(1)))
+        @Test("a plain round trip through the in-process echo server", .timeLimit(.scaledMinutes(1)))
         func roundTrip() async throws {
             let server = try EchoServer.start()
             let socket = try await TCPSocket.connect(
-                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5), phase: .connect))
+                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5).scaled, phase: .connect))
             let message = patternBytes(300_000)  // larger than one socket buffer: partial writes happen
-            async let sent: Void = socket.write(message, deadline: .after(.seconds(10), phase: .send))
+            async let sent: Void = socket.write(message, deadline: .after(.seconds(10).scaled, phase: .send))
             let echoed = try await socket.read(exactly: message.count)
             try await sent
             #expect(echoed == message)
@@ -24,10 +24,10 @@ extension TransportTests {
             await server.stop()
         }
 
-        @Test("end of stream reads as 0", .timeLimit(.minutes(1)))
+        @Test("end of stream reads as 0", .timeLimit(.scaledMinutes(1)))
         func endOfStream() async throws {
             let listener = try Listener.bind()
-            async let accepted = listener.accept(deadline: .after(.seconds(5), phase: .connect))
+            async let accepted = listener.accept(deadline: .after(.seconds(5).scaled, phase: .connect))
             let socket = try await TCPSocket.connect(host: "localhost", port: listener.port, deadline: .never)
             let server = try await accepted
             try await server.write(Array("bye".utf8), deadline: .never)
@@ -40,7 +40,7 @@ extension TransportTests {
             await listener.close()
         }
 
-        @Test("IPv6 loopback: listen on ::1 and connect to the literal", .timeLimit(.minutes(1)))
+        @Test("IPv6 loopback: listen on ::1 and connect to the literal", .timeLimit(.scaledMinutes(1)))
         func ipv6Loopback() async throws {
             let server = try EchoServer.start(host: "::1")
             #expect(server.listener.localAddress.isIPv6)
@@ -52,7 +52,7 @@ extension TransportTests {
             await server.stop()
         }
 
-        @Test("a closed port is couldNotConnect with the host, port and errno (exit 7)", .timeLimit(.minutes(1)))
+        @Test("a closed port is couldNotConnect with the host, port and errno (exit 7)", .timeLimit(.scaledMinutes(1)))
         func closedPort() async throws {
             // A port bound by a socket that never listens, for the whole test: nothing can answer there.
             try await withClosedPort { port in
@@ -66,17 +66,17 @@ extension TransportTests {
             }
         }
 
-        @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.minutes(1)))
+        @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.scaledMinutes(1)))
         func unresolvableName() async throws {
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TCPSocket.connect(
-                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20), phase: .connect))
+                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20).scaled, phase: .connect))
             }
             #expect(error == .couldNotResolveHost("no-such-host.invalid"))
             #expect(error?.exitCode == 6)
         }
 
-        @Test("literal addresses resolve without DNS", .timeLimit(.minutes(1)))
+        @Test("literal addresses resolve without DNS", .timeLimit(.scaledMinutes(1)))
         func literals() async throws {
             let four = try await Resolver.resolve(host: "127.0.0.1", port: 8080, deadline: .never)
             #expect(four.map(\.description) == ["127.0.0.1:8080"])
@@ -85,7 +85,8 @@ extension TransportTests {
             #expect(Resolver.literalAddress(host: "localhost", port: 1) == nil)
         }
 
-        @Test("a read that outlives its deadline reports the phase and closes the socket", .timeLimit(.minutes(1)))
+        @Test(
+            "a read that outlives its deadline reports the phase and closes the socket", .timeLimit(.scaledMinutes(1)))
         func readDeadline() async throws {
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -106,7 +107,8 @@ extension TransportTests {
         }
 
         @Test(
-            "1,000 concurrent loopback connections on one reactor keep the thread count small", .timeLimit(.minutes(1)))
+            "1,000 concurrent loopback connections on one reactor keep the thread count small",
+            .timeLimit(.scaledMinutes(1)))
         func thousandConnections() async throws {
             let server = try EchoServer.start()
             let threadsBefore = ProcessProbe.threadCount()
@@ -114,9 +116,10 @@ extension TransportTests {
                 for index in 0..<1000 {
                     group.addTask {
                         let socket = try await TCPSocket.connect(
-                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30), phase: .connect))
+                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30).scaled, phase: .connect)
+                        )
                         let message = Array("connection \(index)".utf8)
-                        try await socket.write(message, deadline: .after(.seconds(30), phase: .send))
+                        try await socket.write(message, deadline: .after(.seconds(30).scaled, phase: .send))
                         let echoed = try await socket.read(exactly: message.count)
                         let threads = ProcessProbe.threadCount()
                         await socket.close()
@@ -132,7 +135,7 @@ extension TransportTests {
             #expect(peakThreads < 40)
         }
 
-        @Test("Happy Eyeballs: a hanging address does not hold up the next one for long", .timeLimit(.minutes(1)))
+        @Test("Happy Eyeballs: a hanging address does not hold up the next one for long", .timeLimit(.scaledMinutes(1)))
         func happyEyeballs() async throws {
             // A connect to a full listener hangs, like a broken address family: after the attempt delay
             // (250 ms, never less however loaded the machine) the next address gets its turn.

@@ -3,6 +3,7 @@
 
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -12,7 +13,7 @@ extension TransportTests {
         /// Connects a TLS client trusting `roots` to an echo server presenting `leaf`.
         private func handshake(
             leaf: String, serverName: String = "localhost", client: TLSContext? = nil,
-            deadline: Deadline = .after(.seconds(10), phase: .connect)
+            deadline: Deadline = .after(.seconds(10).scaled, phase: .connect)
         ) async throws -> TLSStream {
             let server = try EchoServer.start(tls: try await TestCertificates.serverContext(leaf))
             defer { Task { await server.stop() } }
@@ -36,12 +37,12 @@ extension TransportTests {
             }
         }
 
-        @Test("a TLS round trip with ALPN http/1.1", .timeLimit(.minutes(1)))
+        @Test("a TLS round trip with ALPN http/1.1", .timeLimit(.scaledMinutes(1)))
         func roundTrip() async throws {
             let stream = try await handshake(leaf: "leaf")
             #expect(stream.negotiatedProtocol == "http/1.1")
             let message = patternBytes(200_000)
-            async let sent: Void = stream.write(message, deadline: .after(.seconds(10), phase: .send))
+            async let sent: Void = stream.write(message, deadline: .after(.seconds(10).scaled, phase: .send))
             let echoed = try await stream.read(exactly: message.count)
             try await sent
             #expect(echoed == message)
@@ -51,7 +52,7 @@ extension TransportTests {
 
         @Test(
             "the client's TLS 1.3 suite order puts AES-128-GCM first, and the server follows it",
-            .timeLimit(.minutes(1)))
+            .timeLimit(.scaledMinutes(1)))
         func cipherSuiteOrder() async throws {
             // The echo server's context keeps OpenSSL's default order (AES-256 first) and no server
             // preference, so the suite chosen is the client's first choice.
@@ -60,7 +61,7 @@ extension TransportTests {
             await stream.close()
         }
 
-        @Test("an IP literal is checked against the certificate's IP SANs", .timeLimit(.minutes(1)))
+        @Test("an IP literal is checked against the certificate's IP SANs", .timeLimit(.scaledMinutes(1)))
         func ipAddressSAN() async throws {
             #expect(try await rejection(leaf: "leaf", serverName: "127.0.0.1") == nil)
             let error = try await rejection(leaf: "wrong-host", serverName: "127.0.0.1")
@@ -69,7 +70,7 @@ extension TransportTests {
 
         @Test(
             "each rejected certificate gives peerCertificateRejected with OpenSSL's reason (exit 60)",
-            .timeLimit(.minutes(1)),
+            .timeLimit(.scaledMinutes(1)),
             arguments: [
                 ("self-signed", "self-signed certificate"),
                 ("unknown-ca-leaf", "unable to get local issuer certificate"),
@@ -86,27 +87,29 @@ extension TransportTests {
             #expect(error.exitCode == 60)
         }
 
-        @Test("the test CA is not trusted from the system store alone", .timeLimit(.minutes(1)))
+        @Test("the test CA is not trusted from the system store alone", .timeLimit(.scaledMinutes(1)))
         func systemStoreOnly() async throws {
             let client = try TLSContext(client: TLSConfiguration())
             let error = try await rejection(leaf: "leaf", client: client)
             #expect(error == .peerCertificateRejected("unable to get local issuer certificate"))
         }
 
-        @Test("extra trust given as PEM text", .timeLimit(.minutes(1)))
+        @Test("extra trust given as PEM text", .timeLimit(.scaledMinutes(1)))
         func trustFromPEMText() async throws {
             let pem = try await String(contentsOfFile: TestCertificates.path("ca.pem"), encoding: .utf8)
             let client = try TLSContext(client: TLSConfiguration(additionalTrustRoots: [.text(pem)]))
             #expect(try await rejection(leaf: "leaf", client: client) == nil)
         }
 
-        @Test("verification can be switched off for testing", .timeLimit(.minutes(1)))
+        @Test("verification can be switched off for testing", .timeLimit(.scaledMinutes(1)))
         func insecure() async throws {
             let client = try TLSContext(client: TLSConfiguration(trustsSystemRoots: false, verifiesPeer: false))
             #expect(try await rejection(leaf: "self-signed", client: client) == nil)
         }
 
-        @Test("a plain-HTTP peer is tlsHandshakeFailed (exit 35), not a certificate problem", .timeLimit(.minutes(1)))
+        @Test(
+            "a plain-HTTP peer is tlsHandshakeFailed (exit 35), not a certificate problem",
+            .timeLimit(.scaledMinutes(1)))
         func notTLS() async throws {
             let listener = try Listener.bind()
             let serverTask = Task(executorPreference: ServerExecutor.shared) {
@@ -114,14 +117,15 @@ extension TransportTests {
                 try await socket.write(
                     Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8), deadline: .never)
                 var buffer: [UInt8] = []
-                _ = try? await socket.read(into: &buffer, maxBytes: 1000, deadline: .after(.seconds(5), phase: .body))
+                _ = try? await socket.read(
+                    into: &buffer, maxBytes: 1000, deadline: .after(.seconds(5).scaled, phase: .body))
                 await socket.close()
             }
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TLSStream.connect(
                     over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
-                    deadline: .after(.seconds(5), phase: .connect))
+                    deadline: .after(.seconds(5).scaled, phase: .connect))
             }
             #expect(error?.exitCode == 35)
             #expect(error?.description.contains("wrong version number") == true)
@@ -130,7 +134,7 @@ extension TransportTests {
             await listener.close()
         }
 
-        @Test("a peer that closes during the handshake is tlsHandshakeFailed", .timeLimit(.minutes(1)))
+        @Test("a peer that closes during the handshake is tlsHandshakeFailed", .timeLimit(.scaledMinutes(1)))
         func peerClosed() async throws {
             let listener = try Listener.bind()
             let serverTask = Task(executorPreference: ServerExecutor.shared) { await (try? listener.accept())?.close() }
@@ -138,14 +142,14 @@ extension TransportTests {
             let error = await #expect(throws: HTTPWireError.self) {
                 _ = try await TLSStream.connect(
                     over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
-                    deadline: .after(.seconds(5), phase: .connect))
+                    deadline: .after(.seconds(5).scaled, phase: .connect))
             }
             #expect(error?.exitCode == 35)
             await serverTask.value
             await listener.close()
         }
 
-        @Test("a silent peer makes the handshake time out in the connect phase", .timeLimit(.minutes(1)))
+        @Test("a silent peer makes the handshake time out in the connect phase", .timeLimit(.scaledMinutes(1)))
         func handshakeTimeout() async throws {
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -162,7 +166,7 @@ extension TransportTests {
             await listener.close()
         }
 
-        @Test("mutual TLS: the server requires and verifies the client's certificate", .timeLimit(.minutes(1)))
+        @Test("mutual TLS: the server requires and verifies the client's certificate", .timeLimit(.scaledMinutes(1)))
         func mutualTLS() async throws {
             let caPath = try await TestCertificates.path("ca.pem")
             let serverContext = try await TestCertificates.serverContext("leaf", clientRoots: [.file(path: caPath)])
@@ -197,12 +201,12 @@ extension TransportTests {
             let anonymousContext = try await TestCertificates.clientContext()
             let anonymousStream = try? await TLSStream.connect(
                 over: anonymous, serverName: "localhost", context: anonymousContext,
-                deadline: .after(.seconds(5), phase: .connect))
+                deadline: .after(.seconds(5).scaled, phase: .connect))
             // TLS 1.3 finishes the client's side first; the refusal then arrives as a failed (or ended) read.
             if let anonymousStream {
                 var buffer: [UInt8] = []
                 let outcome = try? await anonymousStream.read(
-                    into: &buffer, maxBytes: 10, deadline: .after(.seconds(5), phase: .head))
+                    into: &buffer, maxBytes: 10, deadline: .after(.seconds(5).scaled, phase: .head))
                 #expect(outcome == nil || outcome == 0)
                 await anonymousStream.close()
             }
@@ -211,7 +215,7 @@ extension TransportTests {
             await listener.close()
         }
 
-        @Test("a missing CA file is reported when the context is built", .timeLimit(.minutes(1)))
+        @Test("a missing CA file is reported when the context is built", .timeLimit(.scaledMinutes(1)))
         func missingCAFile() throws {
             #expect(throws: HTTPWireError.self) {
                 _ = try TLSContext(client: TLSConfiguration(additionalTrustRoots: [.file(path: "/nonexistent/ca.pem")]))

@@ -2,8 +2,8 @@
 //
 // The transport suites count the process's open descriptors and threads, so they must not run beside each
 // other: the parent suite is serialized, and every transport suite is nested in it (in its own file,
-// through an extension). Helpers: a certificate directory made by Fixtures/tls/make-certs.sh once per
-// test run, an echo server on 127.0.0.1:0 built on `Listener` (its tasks on FixtureServer's ServerExecutor,
+// through an extension). Helpers: TLS contexts from the certificates TestSupport makes once per test run
+// (Fixtures/tls/make-certs.sh), an echo server on 127.0.0.1:0 built on `Listener` (its tasks on FixtureServer's ServerExecutor,
 // so it answers however busy the cooperative pool is), and probes of /proc/self.
 
 import FixtureServer
@@ -17,21 +17,6 @@ import Testing
 
 /// Reads of /proc/self that show leaks and thread growth.
 enum ProcessProbe {
-    /// The descriptor count to compare against later: first the reactor is started and the runtime's timer
-    /// is used once, so descriptors they open once per process (epoll, eventfd, timerfd) are in the count.
-    /// Descriptors another part of the process is still releasing (a finished child process's pipes) would
-    /// move the baseline, so it waits until three readings 20 ms apart agree.
-    static func baselineDescriptorCount() async -> Int {
-        _ = Reactor.shared
-        var readings: [Int] = []
-        for _ in 0..<100 {
-            try? await Task.sleep(for: .milliseconds(20))
-            readings.append(openDescriptorCount())
-            if readings.count >= 3 && Set(readings.suffix(3)).count == 1 { break }
-        }
-        return readings.last ?? openDescriptorCount()
-    }
-
     /// Entries of /proc/self/fd: every open descriptor of the process.
     static func openDescriptorCount() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
@@ -54,39 +39,10 @@ enum ProcessProbe {
             return name?.trimmingCharacters(in: .newlines) != DedicatedThread.threadName
         }.count
     }
-
-    /// Waits until the reactor has at least `count` parked operations (a read or handshake really waiting).
-    static func waitUntilParked(atLeast count: Int) async -> Bool {
-        await eventually { AnyReactorOperation.parkedCount >= count }
-    }
 }
 
-/// The throwaway CA and certificates, generated once per test process into a temporary directory. The
-/// script runs for a second or more: it is awaited through Subprocess, never on a thread of the pool.
-enum TestCertificates {
-    /// The one run of make-certs.sh, started by the first test that needs a certificate.
-    private static let making = Task<String?, Never> {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/tls/make-certs.sh").path
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("httpwire-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        guard let result = try? await Subprocess.run("/bin/sh", [script, output]), result.status == 0 else {
-            return nil
-        }
-        return output
-    }
-
-    /// The directory holding ca.pem, leaf.pem, expired.pem... (see make-certs.sh), or nil if it failed.
-    static var directory: String? {
-        get async { await making.value }
-    }
-
-    /// Path of `name` (e.g. "leaf.pem") in the generated directory.
-    static func path(_ name: String) async throws -> String {
-        let directory = try #require(await directory, "make-certs.sh failed")
-        return directory + "/" + name
-    }
-
+/// TLS contexts from TestSupport's TestCertificates (the files of make-certs.sh, made once per test run).
+extension TestCertificates {
     /// A server context presenting `leafName`.pem with its key.
     static func serverContext(_ leafName: String, clientRoots: [PEMSource] = []) async throws -> TLSContext {
         try TLSContext(
@@ -152,7 +108,9 @@ struct EchoServer: Sendable {
 
 extension Connection {
     /// Reads until `count` bytes arrived or the stream ended.
-    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20), phase: .body)) async throws -> [UInt8] {
+    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20).scaled, phase: .body)) async throws
+        -> [UInt8]
+    {
         var received: [UInt8] = []
         received.reserveCapacity(count)
         while received.count < count {

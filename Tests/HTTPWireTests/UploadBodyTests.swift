@@ -6,13 +6,14 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
 
 @Suite struct UploadBodyTests {
     @Test(
-        "a file as the whole body is streamed with its size as Content-Length", .timeLimit(.minutes(1)),
+        "a file as the whole body is streamed with its size as Content-Length", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func wholeFile(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
@@ -34,7 +35,7 @@ import Testing
         }
     }
 
-    @Test("an empty file is sent as Content-Length: 0 and its progress ends at zero", .timeLimit(.minutes(1)))
+    @Test("an empty file is sent as Content-Length: 0 and its progress ends at zero", .timeLimit(.scaledMinutes(1)))
     func emptyFile() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("empty", [])
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test(
-        "a stream of unknown length is sent chunked, every byte in order", .timeLimit(.minutes(1)),
+        "a stream of unknown length is sent chunked, every byte in order", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func chunkedStream(transport: UploadHarness.Transport) async throws {
         // Pieces of uneven sizes, one of them empty (it must not end the body early).
@@ -86,7 +87,7 @@ import Testing
 
     @Test(
         "a file that changes size during the upload fails it, and the server never gets a whole body",
-        .timeLimit(.minutes(1)), arguments: FileChange.allCases, UploadHarness.Transport.allCases)
+        .timeLimit(.scaledMinutes(1)), arguments: FileChange.allCases, UploadHarness.Transport.allCases)
     func fileChangesDuringUpload(change: FileChange, transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("growing.log").path
@@ -134,7 +135,7 @@ import Testing
     }
 
     @Test(
-        "a 200 MB upload keeps the process's memory flat", .timeLimit(.minutes(2)),
+        "a 200 MB upload keeps the process's memory flat", .timeLimit(.scaledMinutes(2)),
         arguments: UploadHarness.Transport.allCases)
     func memoryStaysFlat(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
@@ -174,19 +175,20 @@ extension UploadBodyTests {
     /// Held only by a reactor operation's closure.
     final class Token: Sendable {}
 
-    @Test("a finished reactor operation lets go of what its closure held", .timeLimit(.minutes(1)))
+    @Test("a finished reactor operation lets go of what its closure held", .timeLimit(.scaledMinutes(1)))
     func finishedOperationReleasesItsClosure() async throws {
         // Over TLS each block of a file upload is held by the closure of the write that sent it. While a long
         // wait (the response head) sits at the top of the reactor's deadline heap, finished writes stay in
         // the heap until it is swept, so a closure kept there would keep its block (hundreds of MiB).
         let server = try EchoServer.start()
-        let deadline = Deadline.after(.seconds(20), phase: .body)
+        let deadline = Deadline.after(.seconds(20).scaled, phase: .body)
         let waiting = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         let other = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         // The long wait: nothing is ever sent on `waiting`, and its deadline is the earliest.
         let longWait = Task {
             var buffer: [UInt8] = []
-            return try await waiting.read(into: &buffer, maxBytes: 16, deadline: .after(.seconds(10), phase: .body))
+            return try await waiting.read(
+                into: &buffer, maxBytes: 16, deadline: .after(.seconds(10).scaled, phase: .body))
         }
         weak var weakToken: Token?
         do {
@@ -197,7 +199,7 @@ extension UploadBodyTests {
             // The first attempt sends one byte and waits for its echo (so the operation is parked and in the
             // heap); a later attempt reads the echo and finishes.
             let echoed: Int = try await Reactor.shared.perform(
-                on: descriptor, deadline: .after(.seconds(15), phase: .body)
+                on: descriptor, deadline: .after(.seconds(15).scaled, phase: .body)
             ) {
                 _ = token
                 var byte: UInt8 = 0x2A

@@ -141,8 +141,8 @@ struct SlowSink: Sendable {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let counter = Counter()
         let task = Task(executorPreference: ServerExecutor.shared) { () throws -> Int64 in
-            let socket = try await listener.accept(deadline: .after(.seconds(30), phase: .connect))
-            let deadline = Deadline.after(.seconds(60), phase: .body)
+            let socket = try await listener.accept(deadline: .after(.seconds(30).scaled, phase: .connect))
+            let deadline = Deadline.after(.seconds(60).scaled, phase: .body)
             var buffer: [UInt8] = []
             // The head: read until the empty line, then take Content-Length from it.
             var headEnd: Int?
@@ -202,7 +202,7 @@ struct RetryServer: Sendable {
     static func start() throws -> RetryServer {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let task = Task(executorPreference: ServerExecutor.shared) { () throws -> (heads: [String], body: [UInt8]) in
-            let deadline = Deadline.after(.seconds(30), phase: .body)
+            let deadline = Deadline.after(.seconds(30).scaled, phase: .body)
             var heads: [String] = []
             let first = try await listener.accept(deadline: deadline)
             var buffer: [UInt8] = []

@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test(
-        "a form arrives byte for byte as Python's parser reads it", .timeLimit(.minutes(1)),
+        "a form arrives byte for byte as Python's parser reads it", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func roundTrip(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test(
-        "a 307 or 308 redirect sends the whole form again, the same bytes", .timeLimit(.minutes(1)),
+        "a 307 or 308 redirect sends the whole form again, the same bytes", .timeLimit(.scaledMinutes(1)),
         arguments: [307, 308])
     func replayAfterRedirect(status: Int) async throws {
         let directory = try TemporaryDirectory()
@@ -132,7 +132,7 @@ import Testing
         }
     }
 
-    @Test("a large form's digest matches what the server hashed", .timeLimit(.minutes(1)))
+    @Test("a large form's digest matches what the server hashed", .timeLimit(.scaledMinutes(1)))
     func largeFormDigest() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("video.mp4").path
@@ -169,7 +169,9 @@ import Testing
 }
 
 extension UploadMultipartTests {
-    @Test("a PUT of a form on a connection the server dropped is retried with the whole form", .timeLimit(.minutes(1)))
+    @Test(
+        "a PUT of a form on a connection the server dropped is retried with the whole form",
+        .timeLimit(.scaledMinutes(1)))
     func replayOnRetry() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url

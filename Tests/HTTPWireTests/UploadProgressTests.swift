@@ -6,13 +6,14 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
 
 @Suite struct UploadProgressTests {
     @Test(
-        "progress arrives steadily during a slow upload and ends at the total", .timeLimit(.minutes(1)),
+        "progress arrives steadily during a slow upload and ends at the total", .timeLimit(.scaledMinutes(1)),
         arguments: [false, true])
     func steadyProgress(asForm: Bool) async throws {
         let directory = try TemporaryDirectory()
@@ -54,7 +55,7 @@ import Testing
         #expect(measured.last?.progress.estimatedTimeRemaining == .zero)
     }
 
-    @Test("the callback on HTTPRequest sees the same monotonic, metered values", .timeLimit(.minutes(1)))
+    @Test("the callback on HTTPRequest sees the same monotonic, metered values", .timeLimit(.scaledMinutes(1)))
     func callbackVariant() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("data").path

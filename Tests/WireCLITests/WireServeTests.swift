@@ -28,7 +28,7 @@ import Testing
 
     @Test(
         "serve prints its URL, serves DIR with ranges, logs Range and If-Range, and stops on Ctrl-C",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func serve() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-serve-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -61,7 +61,7 @@ import Testing
         #expect(log.last == "wire: server stopped")
     }
 
-    @Test("serve --tls makes a throwaway CA that --cacert trusts", .timeLimit(.minutes(1)))
+    @Test("serve --tls makes a throwaway CA that --cacert trusts", .timeLimit(.scaledMinutes(1)))
     func tls() async throws {
         let server = try await WireProcess.start(["serve", "--tls"])
         defer { server.send(SIGKILL) }  // only if the test stopped before Ctrl-C ended it

@@ -51,7 +51,8 @@ import Testing
     }
 
     @Test(
-        "a download killed with SIGKILL resumes with Range and If-Range into an identical file", .timeLimit(.minutes(1))
+        "a download killed with SIGKILL resumes with Range and If-Range into an identical file",
+        .timeLimit(.scaledMinutes(1))
     )
     func killedAndResumed() async throws {
         let directory = try makeDirectory()
@@ -85,7 +86,8 @@ import Testing
     }
 
     @Test(
-        "a second wire download to the same file exits 23 at once and the first one finishes", .timeLimit(.minutes(1)))
+        "a second wire download to the same file exits 23 at once and the first one finishes",
+        .timeLimit(.scaledMinutes(1)))
     func concurrentDownload() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -104,7 +106,7 @@ import Testing
         }
     }
 
-    @Test("Ctrl-C exits 130 and keeps the partial file for the next run", .timeLimit(.minutes(1)))
+    @Test("Ctrl-C exits 130 and keeps the partial file for the next run", .timeLimit(.scaledMinutes(1)))
     func interrupted() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -128,7 +130,7 @@ import Testing
         }
     }
 
-    @Test("the progress bar is drawn on a terminal and absent in a pipe", .timeLimit(.minutes(1)))
+    @Test("the progress bar is drawn on a terminal and absent in a pipe", .timeLimit(.scaledMinutes(1)))
     func progressBar() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -151,7 +153,7 @@ import Testing
         }
     }
 
-    @Test("upload sends fields and files as one multipart/form-data body", .timeLimit(.minutes(1)))
+    @Test("upload sends fields and files as one multipart/form-data body", .timeLimit(.scaledMinutes(1)))
     func upload() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

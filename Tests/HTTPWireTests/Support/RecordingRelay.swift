@@ -15,6 +15,7 @@
 import FixtureServer
 import HTTPWire
 import Synchronization
+import TestSupport
 
 /// Relays connections from a local port to `127.0.0.1:targetPort` and records the traffic.
 final class RecordingRelay: Sendable {
@@ -51,7 +52,7 @@ final class RecordingRelay: Sendable {
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Every wait is bounded, so a stuck peer fails the test instead of hanging it.
-    static let timeout = Duration.seconds(20)
+    static let timeout = Duration.seconds(20).scaled
 
     private init(listener: Listener, targetPort: Int) {
         self.listener = listener
