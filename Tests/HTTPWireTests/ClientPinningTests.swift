@@ -6,6 +6,7 @@
 
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -14,11 +15,11 @@ import Testing
     /// A client trusting the test CA (unless `verifies` is false), with `pins` for every host and `byHost`.
     private func client(
         pins: [String] = [], byHost: [String: [String]] = [:], verifies: Bool = true, proxy: String? = nil
-    ) throws -> HTTPClient {
+    ) async throws -> HTTPClient {
         var configuration = ClientConfiguration()
         configuration.proxy = ProxyConfiguration(allProxy: proxy)
         configuration.tls.trustsSystemRoots = false
-        configuration.tls.additionalTrustRoots = [.file(path: try TestCertificates.path("ca.pem"))]
+        configuration.tls.additionalTrustRoots = [.file(path: try await TestCertificates.path("ca.pem"))]
         configuration.tls.verifiesPeer = verifies
         configuration.tls.pinnedPublicKeys = try pins.map { try #require(PublicKeyPin($0)) }
         configuration.tls.pinnedPublicKeysByHost = try byHost.mapValues { list in
@@ -27,30 +28,31 @@ import Testing
         return HTTPClient(configuration: configuration)
     }
 
-    private func tlsServer(_ name: String) throws -> TLSServerConfiguration {
+    private func tlsServer(_ name: String) async throws -> TLSServerConfiguration {
         TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path(name + ".pem")),
-            privateKey: .file(path: try TestCertificates.path(name + ".key")))
+            certificateChain: .file(path: try await TestCertificates.path(name + ".pem")),
+            privateKey: .file(path: try await TestCertificates.path(name + ".key")))
     }
 
     private func pin(of name: String) async throws -> String {
-        try await ShellCommand.pin(ofCertificate: try TestCertificates.path(name + ".pem"))
+        try await ProxyHarness.pin(ofCertificate: try await TestCertificates.path(name + ".pem"))
     }
 
     @Test(
-        "the server's own pin connects; another key's pin is pinnedPublicKeyMismatch (exit 90)", .timeLimit(.minutes(1))
+        "the server's own pin connects; another key's pin is pinnedPublicKeyMismatch (exit 90)",
+        .timeLimit(.scaledMinutes(1))
     )
     func matchAndMismatch() async throws {
         let leafPin = try await pin(of: "leaf")
         let otherPin = try await pin(of: "self-signed")
         try #require(leafPin != otherPin)
-        try await withFixtureServer(tls: try tlsServer("leaf")) { server in
+        try await withFixtureServer(tls: try await tlsServer("leaf")) { server in
             let url = "https://localhost:\(server.port)/bytes/10"
-            let pinned = try client(pins: [otherPin, leafPin])
+            let pinned = try await client(pins: [otherPin, leafPin])
             #expect(try await pinned.get(url).body.count == 10)
             await pinned.shutdown()
 
-            let wrong = try client(pins: [otherPin])
+            let wrong = try await client(pins: [otherPin])
             let error = await #expect(throws: HTTPWireError.pinnedPublicKeyMismatch(actual: leafPin)) {
                 _ = try await wrong.get(url)
             }
@@ -62,12 +64,12 @@ import Testing
         }
     }
 
-    @Test("per-host pins replace the client-wide list for that host only", .timeLimit(.minutes(1)))
+    @Test("per-host pins replace the client-wide list for that host only", .timeLimit(.scaledMinutes(1)))
     func perHost() async throws {
         let leafPin = try await pin(of: "leaf")
         let otherPin = try await pin(of: "self-signed")
-        try await withFixtureServer(tls: try tlsServer("leaf")) { server in
-            let client = try client(pins: [otherPin], byHost: ["LOCALHOST": [leafPin]])
+        try await withFixtureServer(tls: try await tlsServer("leaf")) { server in
+            let client = try await client(pins: [otherPin], byHost: ["LOCALHOST": [leafPin]])
             #expect(try await client.get("https://localhost:\(server.port)/bytes/1").status == .ok)
             await #expect(throws: HTTPWireError.pinnedPublicKeyMismatch(actual: leafPin)) {
                 _ = try await client.get("https://127.0.0.1:\(server.port)/bytes/1")
@@ -78,13 +80,13 @@ import Testing
 
     @Test(
         "a pin does not replace the certificate check, unless verification is off (a self-signed server)",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func selfSigned() async throws {
         let selfSignedPin = try await pin(of: "self-signed")
         let leafPin = try await pin(of: "leaf")
-        try await withFixtureServer(tls: try tlsServer("self-signed")) { server in
+        try await withFixtureServer(tls: try await tlsServer("self-signed")) { server in
             let url = "https://localhost:\(server.port)/bytes/5"
-            let verifying = try client(pins: [selfSignedPin])
+            let verifying = try await client(pins: [selfSignedPin])
             await #expect {
                 _ = try await verifying.get(url)
             } throws: { error in
@@ -93,11 +95,11 @@ import Testing
             }
             await verifying.shutdown()
 
-            let pinnedOnly = try client(pins: [selfSignedPin], verifies: false)
+            let pinnedOnly = try await client(pins: [selfSignedPin], verifies: false)
             #expect(try await pinnedOnly.get(url).body.count == 5)
             await pinnedOnly.shutdown()
 
-            let wrongPin = try client(pins: [leafPin], verifies: false)
+            let wrongPin = try await client(pins: [leafPin], verifies: false)
             await #expect(throws: HTTPWireError.pinnedPublicKeyMismatch(actual: selfSignedPin)) {
                 _ = try await wrongPin.get(url)
             }
@@ -105,17 +107,17 @@ import Testing
         }
     }
 
-    @Test("through a CONNECT tunnel the pin checked is the origin's key", .timeLimit(.minutes(2)))
+    @Test("through a CONNECT tunnel the pin checked is the origin's key", .timeLimit(.scaledMinutes(2)))
     func throughTunnel() async throws {
         let leafPin = try await pin(of: "leaf")
         let otherPin = try await pin(of: "self-signed")
         try await withProxy(.tinyproxy) { proxy in
-            try await withFixtureServer(tls: try tlsServer("leaf")) { origin in
+            try await withFixtureServer(tls: try await tlsServer("leaf")) { origin in
                 let url = "https://localhost:\(origin.port)/bytes/3"
-                let good = try client(pins: [leafPin], proxy: proxy.url())
+                let good = try await client(pins: [leafPin], proxy: proxy.url())
                 #expect(try await good.get(url).body.count == 3)
                 await good.shutdown()
-                let bad = try client(pins: [otherPin], proxy: proxy.url())
+                let bad = try await client(pins: [otherPin], proxy: proxy.url())
                 await #expect(throws: HTTPWireError.pinnedPublicKeyMismatch(actual: leafPin)) {
                     _ = try await bad.get(url)
                 }

@@ -5,6 +5,7 @@
 
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -15,22 +16,22 @@ import Testing
     private func client(
         proxy: String?, noProxy: String? = nil, log: LogCollector? = nil,
         _ configure: (inout ClientConfiguration) -> Void = { _ in }
-    ) throws -> HTTPClient {
+    ) async throws -> HTTPClient {
         var configuration = ClientConfiguration()
         configuration.proxy = ProxyConfiguration(allProxy: proxy, noProxy: noProxy)
-        configuration.timeouts.connect = .seconds(20)
-        configuration.timeouts.idle = .seconds(20)
+        configuration.timeouts.connect = .seconds(20).scaled
+        configuration.timeouts.idle = .seconds(20).scaled
         configuration.tls.trustsSystemRoots = false
-        configuration.tls.additionalTrustRoots = [.file(path: try TestCertificates.path("ca.pem"))]
+        configuration.tls.additionalTrustRoots = [.file(path: try await TestCertificates.path("ca.pem"))]
         configuration.logger = log?.logger
         configure(&configuration)
         return HTTPClient(configuration: configuration)
     }
 
-    private func tlsServer(_ leaf: String = "leaf") throws -> TLSServerConfiguration {
+    private func tlsServer(_ leaf: String = "leaf") async throws -> TLSServerConfiguration {
         TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path(leaf + ".pem")),
-            privateKey: .file(path: try TestCertificates.path(leaf + ".key")))
+            certificateChain: .file(path: try await TestCertificates.path(leaf + ".pem")),
+            privateKey: .file(path: try await TestCertificates.path(leaf + ".key")))
     }
 
     /// The fields the origin received, from /echo.
@@ -40,12 +41,12 @@ import Testing
 
     // MARK: tinyproxy
 
-    @Test("an http:// request goes to tinyproxy in absolute form and reaches the origin", .timeLimit(.minutes(2)))
+    @Test("an http:// request goes to tinyproxy in absolute form and reaches the origin", .timeLimit(.scaledMinutes(2)))
     func absoluteForm() async throws {
         try await withProxy(.tinyproxy) { proxy in
             try await withFixtureServer { origin in
                 let log = LogCollector()
-                let client = try client(proxy: proxy.url(), log: log)
+                let client = try await client(proxy: proxy.url(), log: log)
                 let url = origin.baseURL + "echo?via=proxy"
                 let response = try await client.get(url)
                 #expect(response.status == .ok)
@@ -61,11 +62,11 @@ import Testing
 
     @Test(
         "an https:// request opens a CONNECT tunnel, and TLS runs to the origin through it",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func connectTunnel() async throws {
         try await withProxy(.tinyproxy) { proxy in
-            try await withFixtureServer(tls: try tlsServer()) { origin in
-                let client = try client(proxy: proxy.url())
+            try await withFixtureServer(tls: try await tlsServer()) { origin in
+                let client = try await client(proxy: proxy.url())
                 let url = "https://localhost:\(origin.port)/echo"
                 let first = try await client.get(url)
                 #expect(first.status == .ok)
@@ -83,11 +84,11 @@ import Testing
 
     @Test(
         "through a tunnel the certificate is checked against the origin's name, not the proxy's",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func tunnelChecksOrigin() async throws {
         try await withProxy(.tinyproxy) { proxy in
-            try await withFixtureServer(tls: try tlsServer("wrong-host")) { origin in
-                let client = try client(proxy: proxy.url())
+            try await withFixtureServer(tls: try await tlsServer("wrong-host")) { origin in
+                let client = try await client(proxy: proxy.url())
                 await #expect {
                     _ = try await client.get("https://localhost:\(origin.port)/echo")
                 } throws: { error in
@@ -101,17 +102,17 @@ import Testing
 
     @Test(
         "credentials go as Proxy-Authorization: Basic to the proxy only, redacted in the log",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func credentials() async throws {
         try await withProxy(.tinyproxy, options: ["alice", "s3cret"]) { proxy in
             let log = LogCollector()
-            let client = try client(proxy: proxy.url(credentials: "alice:s3cret"), log: log)
+            let client = try await client(proxy: proxy.url(credentials: "alice:s3cret"), log: log)
             try await withFixtureServer { origin in
                 let response = try await client.get(origin.baseURL + "echo")
                 #expect(response.status == .ok)
                 #expect(try echoed(response).values("Proxy-Authorization").isEmpty)
             }
-            try await withFixtureServer(tls: try tlsServer()) { origin in
+            try await withFixtureServer(tls: try await tlsServer()) { origin in
                 let response = try await client.get("https://localhost:\(origin.port)/echo")
                 #expect(response.status == .ok)
                 #expect(try echoed(response).values("Proxy-Authorization").isEmpty)
@@ -125,15 +126,15 @@ import Testing
 
     @Test(
         "without credentials a 407 is proxyAuthenticationRequired (exit 56), forwarded or tunnelled",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func proxyAuthenticationRequired() async throws {
         try await withProxy(.tinyproxy, options: ["alice", "s3cret"]) { proxy in
-            let client = try client(proxy: proxy.url())
+            let client = try await client(proxy: proxy.url())
             let expected = HTTPWireError.proxyAuthenticationRequired(proxy: "http://127.0.0.1:\(proxy.port)")
             try await withFixtureServer { origin in
                 _ = await #expect(throws: expected) { _ = try await client.get(origin.baseURL + "echo") }
             }
-            try await withFixtureServer(tls: try tlsServer()) { origin in
+            try await withFixtureServer(tls: try await tlsServer()) { origin in
                 _ = await #expect(throws: expected) { _ = try await client.get("https://localhost:\(origin.port)/") }
             }
             #expect(expected.exitCode == 56)
@@ -143,18 +144,18 @@ import Testing
 
     @Test(
         "wrong credentials: tinyproxy's 401 is its answer to a forwarded request and fails a tunnel (exit 56)",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func wrongProxyCredentials() async throws {
         // tinyproxy 1.11 answers 407 only when Proxy-Authorization is missing; wrong credentials get a 401.
         // For a forwarded request that is an ordinary response (curl too returns it with exit 0); for a
         // CONNECT anything but 2xx is a failed tunnel, as curl's "CONNECT tunnel failed, response 401".
         try await withProxy(.tinyproxy, options: ["alice", "s3cret"]) { proxy in
-            let client = try client(proxy: proxy.url(credentials: "alice:wrong"))
+            let client = try await client(proxy: proxy.url(credentials: "alice:wrong"))
             try await withFixtureServer { origin in
                 let response = try await client.get(origin.baseURL + "echo")
                 #expect(response.status.rawValue == 401)
             }
-            try await withFixtureServer(tls: try tlsServer()) { origin in
+            try await withFixtureServer(tls: try await tlsServer()) { origin in
                 let error = await #expect(throws: HTTPWireError.proxyTunnelFailed(status: 401)) {
                     _ = try await client.get("https://localhost:\(origin.port)/")
                 }
@@ -165,53 +166,56 @@ import Testing
     }
 
     @Test(
-        "a tunnel the proxy refused is closed, never pooled, and the next request asks again", .timeLimit(.minutes(2)))
+        "a tunnel the proxy refused is closed, never pooled, and the next request asks again",
+        .timeLimit(.scaledMinutes(2)))
     func failedTunnelNotReused() async throws {
         try await withProxy(.tinyproxy) { proxy in
-            let closed = try ClosedLoopbackPort()
-            let client = try client(proxy: proxy.url())
-            for _ in 0..<2 {
-                await #expect {
-                    _ = try await client.get("https://127.0.0.1:\(closed.port)/")
-                } throws: { error in
-                    guard case .proxyTunnelFailed(let status) = error as? HTTPWireError else { return false }
-                    return status >= 500
+            try await withClosedPort { closedPort in
+                let client = try await client(proxy: proxy.url())
+                for _ in 0..<2 {
+                    await #expect {
+                        _ = try await client.get("https://127.0.0.1:\(closedPort)/")
+                    } throws: { error in
+                        guard case .proxyTunnelFailed(let status) = error as? HTTPWireError else { return false }
+                        return status >= 500
+                    }
                 }
+                let endpoint = try ProxyEndpoint(parsing: proxy.url())
+                let key = OriginKey(scheme: .https, host: "127.0.0.1", port: closedPort, proxy: endpoint)
+                let counts = client.pool.snapshot(of: key)
+                #expect(counts.idle == 0 && counts.leased == 0 && counts.connecting == 0)
+                #expect(client.connectionsOpened == 0)
+                #expect(proxy.log.components(separatedBy: "CONNECT 127.0.0.1:\(closedPort)").count - 1 == 2)
+                await client.shutdown()
             }
-            let endpoint = try ProxyEndpoint(parsing: proxy.url())
-            let key = OriginKey(scheme: .https, host: "127.0.0.1", port: closed.port, proxy: endpoint)
-            let counts = client.pool.snapshot(of: key)
-            #expect(counts.idle == 0 && counts.leased == 0 && counts.connecting == 0)
-            #expect(client.connectionsOpened == 0)
-            #expect(proxy.log.components(separatedBy: "CONNECT 127.0.0.1:\(closed.port)").count - 1 == 2)
-            await client.shutdown()
         }
     }
 
-    @Test("no_proxy sends matching hosts direct, past a proxy that would refuse them", .timeLimit(.minutes(1)))
+    @Test("no_proxy sends matching hosts direct, past a proxy that would refuse them", .timeLimit(.scaledMinutes(1)))
     func noProxyBypass() async throws {
-        let closed = try ClosedLoopbackPort()
-        try await withFixtureServer { origin in
-            let client = try client(proxy: "http://127.0.0.1:\(closed.port)", noProxy: "127.0.0.1")
-            let response = try await client.get(origin.baseURL + "echo")
-            #expect(try echoed(response).values("Via").isEmpty)
-            await client.shutdown()
+        try await withClosedPort { closedPort in
+            try await withFixtureServer { origin in
+                let client = try await client(proxy: "http://127.0.0.1:\(closedPort)", noProxy: "127.0.0.1")
+                let response = try await client.get(origin.baseURL + "echo")
+                #expect(try echoed(response).values("Via").isEmpty)
+                await client.shutdown()
+            }
         }
     }
 
     // MARK: dante
 
     @Test(
-        "through dante, socks5h:// and socks5:// reach http:// and https:// origins", .timeLimit(.minutes(2)),
+        "through dante, socks5h:// and socks5:// reach http:// and https:// origins", .timeLimit(.scaledMinutes(2)),
         arguments: ["socks5h", "socks5"])
     func dante(scheme: String) async throws {
         try await withProxy(.dante) { proxy in
-            let client = try client(proxy: proxy.url(scheme: scheme))
+            let client = try await client(proxy: proxy.url(scheme: scheme))
             try await withFixtureServer { origin in
                 let response = try await client.get("http://localhost:\(origin.port)/echo")
                 #expect(response.status == .ok)
             }
-            try await withFixtureServer(tls: try tlsServer()) { origin in
+            try await withFixtureServer(tls: try await tlsServer()) { origin in
                 let response = try await client.get("https://localhost:\(origin.port)/echo")
                 #expect(response.status == .ok)
                 #expect(try echoed(response).target == "/echo")  // origin-form: the tunnel is transparent
@@ -223,12 +227,12 @@ import Testing
 
     @Test(
         "dante requiring RFC 1929 refuses a client without or with unknown credentials (exit 97)",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func danteRefusesCredentials() async throws {
         try await withProxy(.dante, options: ["username"]) { proxy in
             try await withFixtureServer { origin in
                 for credentials in [nil, "nobody-here:wrong"] as [String?] {
-                    let client = try client(proxy: proxy.url(credentials: credentials))
+                    let client = try await client(proxy: proxy.url(credentials: credentials))
                     await #expect {
                         _ = try await client.get(origin.baseURL + "echo")
                     } throws: { error in
@@ -245,13 +249,15 @@ import Testing
 
     // MARK: The in-process SOCKS5 server
 
-    @Test("socks5h:// sends the name (ATYP 3), socks5:// an address resolved here (ATYP 1)", .timeLimit(.minutes(1)))
+    @Test(
+        "socks5h:// sends the name (ATYP 3), socks5:// an address resolved here (ATYP 1)", .timeLimit(.scaledMinutes(1))
+    )
     func addressTypes() async throws {
         let socks = try SOCKS5TestServer()
         defer { socks.stop() }
         try await withFixtureServer { origin in
             for scheme in ["socks5h", "socks5"] {
-                let client = try client(proxy: "\(scheme)://127.0.0.1:\(socks.port)")
+                let client = try await client(proxy: "\(scheme)://127.0.0.1:\(socks.port)")
                 let response = try await client.get("http://localhost:\(origin.port)/echo")
                 #expect(response.status == .ok)
                 await client.shutdown()
@@ -264,15 +270,15 @@ import Testing
         #expect(requests.allSatisfy { $0.methods == [0] })
     }
 
-    @Test("RFC 1929 credentials from the proxy URL are sent, and accepted or refused", .timeLimit(.minutes(1)))
+    @Test("RFC 1929 credentials from the proxy URL are sent, and accepted or refused", .timeLimit(.scaledMinutes(1)))
     func socksCredentials() async throws {
         let socks = try SOCKS5TestServer(requiredCredentials: (user: "alice", password: "p@ss:word"))
         defer { socks.stop() }
         try await withFixtureServer { origin in
-            let good = try client(proxy: "socks5h://alice:p%40ss:word@127.0.0.1:\(socks.port)")
+            let good = try await client(proxy: "socks5h://alice:p%40ss:word@127.0.0.1:\(socks.port)")
             #expect(try await good.get(origin.baseURL + "echo").status == .ok)
             await good.shutdown()
-            let bad = try client(proxy: "socks5h://alice:nope@127.0.0.1:\(socks.port)")
+            let bad = try await client(proxy: "socks5h://alice:nope@127.0.0.1:\(socks.port)")
             await #expect(
                 throws: HTTPWireError.socksProxyFailed(
                     "socks5 authentication failed: the proxy refused the user name and password (status 1)")
@@ -283,11 +289,11 @@ import Testing
         #expect(socks.requests.first?.user == "alice" && socks.requests.first?.password == "p@ss:word")
     }
 
-    @Test("a SOCKS5 failure reply is socksProxyFailed with RFC 1928's meaning (exit 97)", .timeLimit(.minutes(1)))
+    @Test("a SOCKS5 failure reply is socksProxyFailed with RFC 1928's meaning (exit 97)", .timeLimit(.scaledMinutes(1)))
     func socksFailureReply() async throws {
         let socks = try SOCKS5TestServer(replyCode: 2)
         defer { socks.stop() }
-        let client = try client(proxy: "socks5h://127.0.0.1:\(socks.port)")
+        let client = try await client(proxy: "socks5h://127.0.0.1:\(socks.port)")
         let expected = HTTPWireError.socksProxyFailed(
             "socks5 proxy refused the connection: connection not allowed by ruleset (reply 2)")
         await #expect(throws: expected) { _ = try await client.get("http://origin.test/") }
@@ -297,51 +303,26 @@ import Testing
 
     // MARK: Reaching the proxy
 
-    @Test("a proxy host that does not resolve is exit 5; a proxy port that refuses is exit 7", .timeLimit(.minutes(1)))
+    @Test(
+        "a proxy host that does not resolve is exit 5; a proxy port that refuses is exit 7",
+        .timeLimit(.scaledMinutes(1)))
     func unreachableProxy() async throws {
-        let unresolved = try client(proxy: "http://no-such-proxy.invalid:3128")
+        let unresolved = try await client(proxy: "http://no-such-proxy.invalid:3128")
         await #expect(throws: HTTPWireError.couldNotResolveProxy("no-such-proxy.invalid")) {
             _ = try await unresolved.get("http://origin.test/")
         }
         #expect(HTTPWireError.couldNotResolveProxy("x").exitCode == 5)
         await unresolved.shutdown()
 
-        let closed = try ClosedLoopbackPort()
-        let refused = try client(proxy: "socks5h://127.0.0.1:\(closed.port)")
-        await #expect {
-            _ = try await refused.get("http://origin.test/")
-        } throws: { error in
-            guard case .couldNotConnect(let host, let port, _) = error as? HTTPWireError else { return false }
-            return host == "127.0.0.1" && port == closed.port
-        }
-        await refused.shutdown()
-    }
-}
-
-/// A loopback port that refuses connections: a socket bound to it that never listens, held while the value
-/// lives, so no other test can take the port meanwhile.
-final class ClosedLoopbackPort: Sendable {
-    let port: Int
-    private let descriptor: Int32
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        try await withClosedPort { closedPort in
+            let refused = try await client(proxy: "socks5h://127.0.0.1:\(closedPort)")
+            await #expect {
+                _ = try await refused.get("http://origin.test/")
+            } throws: { error in
+                guard case .couldNotConnect(let host, let port, _) = error as? HTTPWireError else { return false }
+                return host == "127.0.0.1" && port == closedPort
             }
+            await refused.shutdown()
         }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
     }
-
-    deinit { close(descriptor) }
 }

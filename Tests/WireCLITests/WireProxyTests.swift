@@ -6,61 +6,19 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
-
-/// A real proxy started for one CLI test: its port and its log.
-private struct LoopbackProxy {
-    let directory: String
-    let port: Int
-
-    var log: String { (try? String(contentsOfFile: directory + "/proxy.log", encoding: .utf8)) ?? "" }
-
-    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-            "Fixtures/proxies/proxy-loopback.sh"
-        ).path
-
-    /// Runs `body` with `kind` (tinyproxy or dante) started with the script's `options`; stops it after.
-    static func with<T>(
-        _ kind: String, options: [String] = [], isolation: isolated (any Actor)? = #isolation,
-        _ body: (LoopbackProxy) async throws -> T
-    ) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-\(kind)-\(UUID())").path
-        let started = try await RunningWire(
-            executable: "/bin/bash", arguments: [script, "start", kind, directory] + options, directory: nil
-        ).finish()
-        try #require(started.status == 0, "proxy-loopback.sh: \(started.standardError)")
-        let port = try #require(Int(started.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
-        let proxy = LoopbackProxy(directory: directory, port: port)
-        func stop() async {
-            _ = try? await RunningWire(executable: "/bin/bash", arguments: [script, "stop", directory], directory: nil)
-                .finish()
-            try? FileManager.default.removeItem(atPath: directory)
-        }
-        do {
-            let result = try await body(proxy)
-            await stop()
-            return result
-        } catch {
-            await stop()
-            throw error
-        }
-    }
-}
 
 // Serialized like the other wire suites: each case starts processes on two shared cores.
 @Suite(.serialized) struct WireProxyTests {
     /// Runs wire with `environment` added to this process's.
     private func wire(_ arguments: [String], environment: [String: String] = [:]) async throws -> WireResult {
-        try await RunningWire(
-            executable: try WireProcess.executablePath(), arguments: arguments, directory: nil,
-            environment: environment
-        ).finish()
+        WireResult(try await Subprocess.run(try WireProcess.executablePath(), arguments, environment: environment))
     }
 
-    @Test("-x sends an http:// request through tinyproxy in absolute form", .timeLimit(.minutes(2)))
+    @Test("-x sends an http:// request through tinyproxy in absolute form", .timeLimit(.scaledMinutes(2)))
     func httpProxy() async throws {
-        try await LoopbackProxy.with("tinyproxy") { proxy in
+        try await withProxy(.tinyproxy) { proxy in
             try await withFixtureServer { origin in
                 let url = origin.baseURL + "bytes/64"
                 let result = try await wire(["get", "-x", "http://127.0.0.1:\(proxy.port)", url])
@@ -73,9 +31,9 @@ private struct LoopbackProxy {
 
     @Test(
         "tinyproxy with Basic auth: without -U exit 56 and the one line; with -U the request passes",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func proxyUser() async throws {
-        try await LoopbackProxy.with("tinyproxy", options: ["alice", "s3cret"]) { proxy in
+        try await withProxy(.tinyproxy, options: ["alice", "s3cret"]) { proxy in
             try await withFixtureServer { origin in
                 let url = origin.baseURL + "json"
                 let refused = try await wire(["get", "-x", "127.0.0.1:\(proxy.port)", url])
@@ -93,9 +51,9 @@ private struct LoopbackProxy {
 
     @Test(
         "the environment as curl reads it: http_proxy and all_proxy used, HTTP_PROXY ignored, no_proxy and --noproxy bypass",
-        .timeLimit(.minutes(2)))
+        .timeLimit(.scaledMinutes(2)))
     func environment() async throws {
-        try await LoopbackProxy.with("tinyproxy") { proxy in
+        try await withProxy(.tinyproxy) { proxy in
             try await withFixtureServer { origin in
                 let url = origin.baseURL + "bytes/8"
                 let proxyURL = "http://127.0.0.1:\(proxy.port)"
@@ -121,16 +79,18 @@ private struct LoopbackProxy {
         }
     }
 
-    @Test("-x socks5h:// goes through dante; dante requiring credentials refuses with exit 97", .timeLimit(.minutes(2)))
+    @Test(
+        "-x socks5h:// goes through dante; dante requiring credentials refuses with exit 97",
+        .timeLimit(.scaledMinutes(2)))
     func socks() async throws {
         try await withFixtureServer { origin in
             let url = "http://localhost:\(origin.port)/bytes/32"
-            try await LoopbackProxy.with("dante") { proxy in
+            try await withProxy(.dante) { proxy in
                 let result = try await wire(["get", "-x", "socks5h://127.0.0.1:\(proxy.port)", url])
                 #expect(result.status == 0, "\(result.standardError)")
                 #expect(result.outputBytes.count == 32)
             }
-            try await LoopbackProxy.with("dante", options: ["username"]) { proxy in
+            try await withProxy(.dante, options: ["username"]) { proxy in
                 let result = try await wire(["get", "-x", "socks5h://127.0.0.1:\(proxy.port)", url])
                 #expect(result.status == 97)
                 #expect(
@@ -141,7 +101,7 @@ private struct LoopbackProxy {
         }
     }
 
-    @Test("a proxy that does not resolve exits 5 with the one line", .timeLimit(.minutes(1)))
+    @Test("a proxy that does not resolve exits 5 with the one line", .timeLimit(.scaledMinutes(1)))
     func unresolvedProxy() async throws {
         let result = try await wire(["get", "-x", "http://no-such-proxy.invalid:3128", "http://origin.test/"])
         #expect(result.status == 5)
@@ -150,16 +110,10 @@ private struct LoopbackProxy {
 
     @Test(
         "--pinnedpubkey: the server's pin passes, another exits 90 naming the server's, a malformed one is usage",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func pinnedPublicKey() async throws {
-        let directory = try #require(await CLITestCertificates.directory, "make-certs.sh failed")
-        let pinScript =
-            "openssl x509 -in '\(directory)/leaf.pem' -pubkey -noout | openssl pkey -pubin -outform der"
-            + " | openssl dgst -sha256 -binary | base64"
-        let computed = try await RunningWire(executable: "/bin/sh", arguments: ["-c", pinScript], directory: nil)
-            .finish()
-        try #require(computed.status == 0)
-        let leafPin = "sha256//" + computed.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let directory = try #require(await TestCertificates.directory, "make-certs.sh failed")
+        let leafPin = try await ProxyHarness.pin(ofCertificate: "\(directory)/leaf.pem")
         let otherPin = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
         let tls = TLSServerConfiguration(
             certificateChain: .file(path: "\(directory)/leaf.pem"), privateKey: .file(path: "\(directory)/leaf.key"))
