@@ -40,7 +40,7 @@ import Testing
 
     @Test(
         "the server's own pin connects; another key's pin is pinnedPublicKeyMismatch (exit 90)",
-        .timeLimit(.scaledMinutes(1))
+        .timeLimit(.scaledMinutes(3))
     )
     func matchAndMismatch() async throws {
         let leafPin = try await pin(of: "leaf")
@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test("per-host pins replace the client-wide list for that host only", .timeLimit(.scaledMinutes(1)))
+    @Test("per-host pins replace the client-wide list for that host only", .timeLimit(.scaledMinutes(3)))
     func perHost() async throws {
         let leafPin = try await pin(of: "leaf")
         let otherPin = try await pin(of: "self-signed")
@@ -80,7 +80,7 @@ import Testing
 
     @Test(
         "a pin does not replace the certificate check, unless verification is off (a self-signed server)",
-        .timeLimit(.scaledMinutes(1)))
+        .timeLimit(.scaledMinutes(3)))
     func selfSigned() async throws {
         let selfSignedPin = try await pin(of: "self-signed")
         let leafPin = try await pin(of: "leaf")
@@ -107,7 +107,7 @@ import Testing
         }
     }
 
-    @Test("through a CONNECT tunnel the pin checked is the origin's key", .timeLimit(.scaledMinutes(2)))
+    @Test("through a CONNECT tunnel the pin checked is the origin's key", .timeLimit(.scaledMinutes(3)))
     func throughTunnel() async throws {
         let leafPin = try await pin(of: "leaf")
         let otherPin = try await pin(of: "self-signed")

@@ -12,9 +12,11 @@ import Testing
 @testable import HTTPWireTransport
 
 @Suite struct ClientProxyTests {
-    /// A client that trusts the test CA and goes through `proxy` (a URL), logging into `log`.
+    /// A client that goes through `proxy` (a URL), logging into `log`, and trusts the test CA when
+    /// `trustsTestCA` (which waits for make-certs.sh: over a minute on a busy machine, so the plain-HTTP
+    /// tests do without).
     private func client(
-        proxy: String?, noProxy: String? = nil, log: LogCollector? = nil,
+        proxy: String?, noProxy: String? = nil, log: LogCollector? = nil, trustsTestCA: Bool = true,
         _ configure: (inout ClientConfiguration) -> Void = { _ in }
     ) async throws -> HTTPClient {
         var configuration = ClientConfiguration()
@@ -22,7 +24,9 @@ import Testing
         configuration.timeouts.connect = .seconds(20).scaled
         configuration.timeouts.idle = .seconds(20).scaled
         configuration.tls.trustsSystemRoots = false
-        configuration.tls.additionalTrustRoots = [.file(path: try await TestCertificates.path("ca.pem"))]
+        if trustsTestCA {
+            configuration.tls.additionalTrustRoots = [.file(path: try await TestCertificates.path("ca.pem"))]
+        }
         configuration.logger = log?.logger
         configure(&configuration)
         return HTTPClient(configuration: configuration)
@@ -41,12 +45,12 @@ import Testing
 
     // MARK: tinyproxy
 
-    @Test("an http:// request goes to tinyproxy in absolute form and reaches the origin", .timeLimit(.scaledMinutes(2)))
+    @Test("an http:// request goes to tinyproxy in absolute form and reaches the origin", .timeLimit(.scaledMinutes(3)))
     func absoluteForm() async throws {
         try await withProxy(.tinyproxy) { proxy in
             try await withFixtureServer { origin in
                 let log = LogCollector()
-                let client = try await client(proxy: proxy.url(), log: log)
+                let client = try await client(proxy: proxy.url(), log: log, trustsTestCA: false)
                 let url = origin.baseURL + "echo?via=proxy"
                 let response = try await client.get(url)
                 #expect(response.status == .ok)
@@ -62,7 +66,7 @@ import Testing
 
     @Test(
         "an https:// request opens a CONNECT tunnel, and TLS runs to the origin through it",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func connectTunnel() async throws {
         try await withProxy(.tinyproxy) { proxy in
             try await withFixtureServer(tls: try await tlsServer()) { origin in
@@ -84,7 +88,7 @@ import Testing
 
     @Test(
         "through a tunnel the certificate is checked against the origin's name, not the proxy's",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func tunnelChecksOrigin() async throws {
         try await withProxy(.tinyproxy) { proxy in
             try await withFixtureServer(tls: try await tlsServer("wrong-host")) { origin in
@@ -102,7 +106,7 @@ import Testing
 
     @Test(
         "credentials go as Proxy-Authorization: Basic to the proxy only, redacted in the log",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func credentials() async throws {
         try await withProxy(.tinyproxy, options: ["alice", "s3cret"]) { proxy in
             let log = LogCollector()
@@ -126,7 +130,7 @@ import Testing
 
     @Test(
         "without credentials a 407 is proxyAuthenticationRequired (exit 56), forwarded or tunnelled",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func proxyAuthenticationRequired() async throws {
         try await withProxy(.tinyproxy, options: ["alice", "s3cret"]) { proxy in
             let client = try await client(proxy: proxy.url())
@@ -144,7 +148,7 @@ import Testing
 
     @Test(
         "wrong credentials: tinyproxy's 401 is its answer to a forwarded request and fails a tunnel (exit 56)",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func wrongProxyCredentials() async throws {
         // tinyproxy 1.11 answers 407 only when Proxy-Authorization is missing; wrong credentials get a 401.
         // For a forwarded request that is an ordinary response (curl too returns it with exit 0); for a
@@ -167,11 +171,11 @@ import Testing
 
     @Test(
         "a tunnel the proxy refused is closed, never pooled, and the next request asks again",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func failedTunnelNotReused() async throws {
         try await withProxy(.tinyproxy) { proxy in
             try await withClosedPort { closedPort in
-                let client = try await client(proxy: proxy.url())
+                let client = try await client(proxy: proxy.url(), trustsTestCA: false)
                 for _ in 0..<2 {
                     await #expect {
                         _ = try await client.get("https://127.0.0.1:\(closedPort)/")
@@ -195,7 +199,8 @@ import Testing
     func noProxyBypass() async throws {
         try await withClosedPort { closedPort in
             try await withFixtureServer { origin in
-                let client = try await client(proxy: "http://127.0.0.1:\(closedPort)", noProxy: "127.0.0.1")
+                let client = try await client(
+                    proxy: "http://127.0.0.1:\(closedPort)", noProxy: "127.0.0.1", trustsTestCA: false)
                 let response = try await client.get(origin.baseURL + "echo")
                 #expect(try echoed(response).values("Via").isEmpty)
                 await client.shutdown()
@@ -206,7 +211,7 @@ import Testing
     // MARK: dante
 
     @Test(
-        "through dante, socks5h:// and socks5:// reach http:// and https:// origins", .timeLimit(.scaledMinutes(2)),
+        "through dante, socks5h:// and socks5:// reach http:// and https:// origins", .timeLimit(.scaledMinutes(3)),
         arguments: ["socks5h", "socks5"])
     func dante(scheme: String) async throws {
         try await withProxy(.dante) { proxy in
@@ -227,12 +232,12 @@ import Testing
 
     @Test(
         "dante requiring RFC 1929 refuses a client without or with unknown credentials (exit 97)",
-        .timeLimit(.scaledMinutes(2)))
+        .timeLimit(.scaledMinutes(3)))
     func danteRefusesCredentials() async throws {
         try await withProxy(.dante, options: ["username"]) { proxy in
             try await withFixtureServer { origin in
                 for credentials in [nil, "nobody-here:wrong"] as [String?] {
-                    let client = try await client(proxy: proxy.url(credentials: credentials))
+                    let client = try await client(proxy: proxy.url(credentials: credentials), trustsTestCA: false)
                     await #expect {
                         _ = try await client.get(origin.baseURL + "echo")
                     } throws: { error in
@@ -257,7 +262,7 @@ import Testing
         defer { socks.stop() }
         try await withFixtureServer { origin in
             for scheme in ["socks5h", "socks5"] {
-                let client = try await client(proxy: "\(scheme)://127.0.0.1:\(socks.port)")
+                let client = try await client(proxy: "\(scheme)://127.0.0.1:\(socks.port)", trustsTestCA: false)
                 let response = try await client.get("http://localhost:\(origin.port)/echo")
                 #expect(response.status == .ok)
                 await client.shutdown()
@@ -275,10 +280,11 @@ import Testing
         let socks = try SOCKS5TestServer(requiredCredentials: (user: "alice", password: "p@ss:word"))
         defer { socks.stop() }
         try await withFixtureServer { origin in
-            let good = try await client(proxy: "socks5h://alice:p%40ss:word@127.0.0.1:\(socks.port)")
+            let good = try await client(
+                proxy: "socks5h://alice:p%40ss:word@127.0.0.1:\(socks.port)", trustsTestCA: false)
             #expect(try await good.get(origin.baseURL + "echo").status == .ok)
             await good.shutdown()
-            let bad = try await client(proxy: "socks5h://alice:nope@127.0.0.1:\(socks.port)")
+            let bad = try await client(proxy: "socks5h://alice:nope@127.0.0.1:\(socks.port)", trustsTestCA: false)
             await #expect(
                 throws: HTTPWireError.socksProxyFailed(
                     "socks5 authentication failed: the proxy refused the user name and password (status 1)")
@@ -293,7 +299,7 @@ import Testing
     func socksFailureReply() async throws {
         let socks = try SOCKS5TestServer(replyCode: 2)
         defer { socks.stop() }
-        let client = try await client(proxy: "socks5h://127.0.0.1:\(socks.port)")
+        let client = try await client(proxy: "socks5h://127.0.0.1:\(socks.port)", trustsTestCA: false)
         let expected = HTTPWireError.socksProxyFailed(
             "socks5 proxy refused the connection: connection not allowed by ruleset (reply 2)")
         await #expect(throws: expected) { _ = try await client.get("http://origin.test/") }
@@ -307,7 +313,7 @@ import Testing
         "a proxy host that does not resolve is exit 5; a proxy port that refuses is exit 7",
         .timeLimit(.scaledMinutes(1)))
     func unreachableProxy() async throws {
-        let unresolved = try await client(proxy: "http://no-such-proxy.invalid:3128")
+        let unresolved = try await client(proxy: "http://no-such-proxy.invalid:3128", trustsTestCA: false)
         await #expect(throws: HTTPWireError.couldNotResolveProxy("no-such-proxy.invalid")) {
             _ = try await unresolved.get("http://origin.test/")
         }
@@ -315,7 +321,7 @@ import Testing
         await unresolved.shutdown()
 
         try await withClosedPort { closedPort in
-            let refused = try await client(proxy: "socks5h://127.0.0.1:\(closedPort)")
+            let refused = try await client(proxy: "socks5h://127.0.0.1:\(closedPort)", trustsTestCA: false)
             await #expect {
                 _ = try await refused.get("http://origin.test/")
             } throws: { error in

@@ -110,7 +110,7 @@ import Testing
 
     @Test(
         "--pinnedpubkey: the server's pin passes, another exits 90 naming the server's, a malformed one is usage",
-        .timeLimit(.scaledMinutes(1)))
+        .timeLimit(.scaledMinutes(3)))
     func pinnedPublicKey() async throws {
         let directory = try #require(await TestCertificates.directory, "make-certs.sh failed")
         let leafPin = try await ProxyHarness.pin(ofCertificate: "\(directory)/leaf.pem")
