@@ -36,15 +36,29 @@ os.closerange(3, os.sysconf("SC_OPEN_MAX"))
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
-# Waits up to 10 s for 127.0.0.1:$1 to accept a connection.
-wait_for_port() {
+# Stops the daemon whose pid is in $1/proxy.pid, if any: SIGTERM, then SIGKILL after 5 s (dante's children
+# end when their parent does).
+stop_daemon() {
+  if [ -f "$1/proxy.pid" ]; then
+    pid=$(cat "$1/proxy.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$1/proxy.pid"
+  fi
+}
+
+# Waits up to 10 s until 127.0.0.1:$1 accepts a connection *and* the daemon of $2/proxy.pid is alive: the
+# port was free when chosen, but another program may have taken it before the daemon bound it, and then the
+# listener answering is not ours.
+wait_until_listening() {
   for _ in $(seq 1 200); do
-    if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('127.0.0.1',$1)))" 2>/dev/null; then
+    if python3 -c "import socket,sys; s=socket.socket(); s.settimeout(0.2); sys.exit(s.connect_ex(('127.0.0.1',$1)))" 2>/dev/null \
+      && [ -f "$2/proxy.pid" ] && kill -0 "$(cat "$2/proxy.pid")" 2>/dev/null; then
       return 0
     fi
     sleep 0.05
   done
-  echo "proxy-loopback.sh: nothing listens on port $1 after 10 s" >&2
   return 1
 }
 
@@ -52,6 +66,8 @@ case "$command" in
 start)
   kind=${2:?kind}; dir=${3:?dir}
   mkdir -p "$dir"
+  # Up to three ports: a chosen port can be taken by someone else before the daemon binds it.
+  for attempt in 1 2 3; do
   port=$(free_port)
   case "$kind" in
   tinyproxy)
@@ -96,18 +112,17 @@ CONF
     ;;
   *) echo "proxy-loopback.sh: unknown proxy $kind" >&2; exit 2 ;;
   esac
-  wait_for_port "$port"
-  echo "$port"
+  if wait_until_listening "$port" "$dir"; then
+    echo "$port"
+    exit 0
+  fi
+  stop_daemon "$dir"
+  echo "proxy-loopback.sh: $kind did not listen on port $port (attempt $attempt)" >&2
+  done
+  exit 1
   ;;
 stop)
-  dir=${2:?dir}
-  if [ -f "$dir/proxy.pid" ]; then
-    pid=$(cat "$dir/proxy.pid")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    # Still there after 5 s: SIGKILL (dante's children end when their parent does).
-    kill -9 "$pid" 2>/dev/null || true
-  fi
+  stop_daemon "${2:?dir}"
   ;;
 *) echo "usage: proxy-loopback.sh start tinyproxy|dante DIR ... | stop DIR" >&2; exit 2 ;;
 esac
