@@ -1,12 +1,13 @@
 // Proxy settings without a network: the environment as curl reads it, no_proxy matching, proxy URL parsing,
 // which proxy each URL takes, the pool key, the CONNECT request's bytes, and public-key pin parsing.
 
+import TestSupport
 import Testing
 
 @testable import HTTPWire
 @testable import HTTPWireCodec
 
-@Suite struct ProxySettingsTests {
+@Suite(.timeLimit(.scaledMinutes(1))) struct ProxySettingsTests {
     @Test("the environment is read as curl reads it: lower case first, never upper-case HTTP_PROXY")
     func environment() {
         let all = ProxyConfiguration.environment([

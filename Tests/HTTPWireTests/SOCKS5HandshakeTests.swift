@@ -2,11 +2,12 @@
 // number of bytes asked for at each point (never past the handshake), every reply code and every malformed
 // answer — without sockets.
 
+import TestSupport
 import Testing
 
 @testable import HTTPWireTransport
 
-@Suite struct SOCKS5HandshakeTests {
+@Suite(.timeLimit(.scaledMinutes(1))) struct SOCKS5HandshakeTests {
     /// Feeds `answer` in pieces of at most `pieceSize` bytes, never more than the machine asked for.
     private func feed(
         _ answer: [UInt8], to handshake: inout SOCKS5Handshake, asked: Int, pieceSize: Int = .max
