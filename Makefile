@@ -6,7 +6,8 @@ SWIFT        ?= swift
 # dependency fails the build: with the targets as layers, that is the compiler refusing an upward arrow.
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 RELEASE      := -c release --static-swift-stdlib
-DEB_PACKAGES := libssl-dev nginx-light
+# graphviz draws the docs' diagrams (dot), chromium opens the built docs site in a test (make docs).
+DEB_PACKAGES := libssl-dev nginx-light graphviz chromium
 FUZZ_SECONDS ?= 60
 
 .PHONY: all build demo test lint format deps fuzz bench-codec bench clean docs api
@@ -60,9 +61,14 @@ bench-codec:
 	$$($(SWIFT) build -c release --show-bin-path)/CodecBench
 
 ## docs: the DocC site of HTTPWire and HTTPWireCodec in .build/docs, built offline; a docc warning fails it.
+## The diagrams are drawn from the code first (docs/diagrams.sh), and the finished site is opened in headless
+## Chromium (DocsSiteTests), so a page that does not render fails it too.
 docs: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	@SWIFT=$(SWIFT) bash docs/diagrams.sh
 	@SWIFT=$(SWIFT) bash docs/build-docs.sh
 	@bash docs/api.sh --check
+	@HTTPWIRE_DOCS_SITE=.build/docs/HTTPWire.doccarchive $(SWIFT) test --skip-build --filter DocsSiteTests
 
 ## api: writes the public surface (every public symbol of HTTPWire and HTTPWireCodec, sorted) to docs/api.txt;
 ## `make docs` fails when the code and that file disagree.
