@@ -52,7 +52,8 @@ import Testing
                 continue
             }
             guard !isFenced else { continue }
-            let parts = line.replacingOccurrences(of: "``", with: "\u{1}").split(separator: "`", omittingEmptySubsequences: false)
+            let parts = line.replacingOccurrences(of: "``", with: "\u{1}").split(
+                separator: "`", omittingEmptySubsequences: false)
             for (index, part) in parts.enumerated() where index % 2 == 1 && !part.contains("\u{1}") {
                 spans.append(String(part))
             }
@@ -66,7 +67,9 @@ import Testing
         for folder in ["Sources", "Tests"] {
             let enumerator = FileManager.default.enumerator(atPath: root + "/" + folder)
             while let path = enumerator?.nextObject() as? String {
-                if path.hasSuffix(".swift"), let source = try? String(contentsOfFile: root + "/" + folder + "/" + path, encoding: .utf8) {
+                if path.hasSuffix(".swift"),
+                    let source = try? String(contentsOfFile: root + "/" + folder + "/" + path, encoding: .utf8)
+                {
                     text += source + "\n"
                 }
             }
@@ -112,7 +115,8 @@ import Testing
             let open = span.firstIndex(of: "(")!
             let head = span[..<open]
             let name = String(head.split(separator: ".").last ?? "")
-            let labels = span[span.index(after: open)..<span.index(before: span.endIndex)].split(separator: ":").map(String.init)
+            let labels = span[span.index(after: open)..<span.index(before: span.endIndex)].split(separator: ":").map(
+                String.init)
             if let dot = head.firstIndex(of: "."), !isDeclared(type: String(head[..<dot])) {
                 return "no type \(head[..<dot])"
             }

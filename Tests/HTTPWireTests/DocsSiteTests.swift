@@ -111,7 +111,8 @@ struct DocsSiteTests {
             // The title is rendered by the page's scripts into <h1 class="title">; the noscript fallback says
             // "This page requires JavaScript", so finding the title proves the scripts ran.
             #expect(
-                dom.range(of: #"<h1[^>]*class="title"[^>]*>(<[^>]*>)*\s*\#(title)\s*<"#, options: .regularExpression) != nil,
+                dom.range(of: #"<h1[^>]*class="title"[^>]*>(<[^>]*>)*\s*\#(title)\s*<"#, options: .regularExpression)
+                    != nil,
                 "\(path): no rendered title \(title)")
             #expect(
                 dom.range(of: #"<img[^>]*src="[^"]*\#(diagram)""#, options: .regularExpression) != nil,

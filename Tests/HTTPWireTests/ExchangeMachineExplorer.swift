@@ -7,8 +7,9 @@
 // only from the actions the machine returned. So an event the machine would call impossible (a second head)
 // is never fed, and any sequence a real driver can produce is: if one of them traps, the test crashes.
 
-@testable import HTTPWire
 import HTTPWireCodec
+
+@testable import HTTPWire
 
 /// Breadth-first exploration of the exchange machine under a model of its driver.
 enum ExchangeMachineExplorer {
@@ -24,10 +25,11 @@ enum ExchangeMachineExplorer {
     }
 
     /// The requests the exploration starts from: every kind of body, fresh and reused connections.
-    static let requests: [(method: Method, body: ExchangeStateMachine.RequestBody, expectsContinue: Bool, isReused: Bool)] = [
-        (.get, .empty, false, false), (.get, .empty, false, true), (.put, .replayable, false, true),
-        (.post, .replayable, true, false), (.post, .oneShot, false, false),
-    ]
+    static let requests:
+        [(method: Method, body: ExchangeStateMachine.RequestBody, expectsContinue: Bool, isReused: Bool)] = [
+            (.get, .empty, false, false), (.get, .empty, false, true), (.put, .replayable, false, true),
+            (.post, .replayable, true, false), (.post, .oneShot, false, false),
+        ]
 
     /// One event with representative arguments, and its label in the diagram.
     typealias Step = (label: String, event: ExchangeStateMachine.Event)
@@ -57,7 +59,10 @@ enum ExchangeMachineExplorer {
                 ("head(2xx)", .responseHeadReceived(status: 200, isKeepAlive: true)),
                 ("head(2xx, close)", .responseHeadReceived(status: 200, isKeepAlive: false)),
                 ("head(413)", .responseHeadReceived(status: 413, isKeepAlive: true)),
-                ("connectionFailed(read)", .connectionFailed(.receiveFailed(errno: 104), beforeAnyResponseByte: before)),
+                (
+                    "connectionFailed(read)",
+                    .connectionFailed(.receiveFailed(errno: 104), beforeAnyResponseByte: before)
+                ),
                 ("connectionFailed(timeout)", .connectionFailed(.timedOut(.head), beforeAnyResponseByte: before)),
             ]
             if before { steps.append(("peerClosedBeforeResponse", .peerClosedBeforeResponse)) }
@@ -129,7 +134,9 @@ enum ExchangeMachineExplorer {
                     for step in steps(for: driver) {
                         var stepped = machine
                         let action = stepped.receive(step.event)
-                        graph.add(from: machine.stateName, to: stepped.stateName, label: "\(step.label) / \(name(of: action))")
+                        graph.add(
+                            from: machine.stateName, to: stepped.stateName, label: "\(step.label) / \(name(of: action))"
+                        )
                         guard let nextDriver = Self.driver(driver, after: step.event, action: action) else { continue }
                         let key = [stepped.stateName, "\(nextDriver)"]
                         if seen.insert(key).inserted { nextFrontier.append((stepped, nextDriver)) }

@@ -40,7 +40,8 @@ enum PoolMachineExplorer {
         var steps: [Step] = []
         if owner.nextRequest <= maxRequests {
             let request = Machine.RequestID(owner.nextRequest)
-            steps.append(Step(label: "leaseRequested", subject: nil) { $0.leaseRequested(request: request, origin: origin) })
+            steps.append(
+                Step(label: "leaseRequested", subject: nil) { $0.leaseRequested(request: request, origin: origin) })
         }
         for number in owner.connecting.sorted() {
             let id = Machine.ConnectionID(number)
@@ -50,11 +51,13 @@ enum PoolMachineExplorer {
         for number in owner.leased.sorted() {
             let id = Machine.ConnectionID(number)
             steps.append(Step(label: "released(reusable)", subject: id) { $0.connectionReleased(id, isReusable: true) })
-            steps.append(Step(label: "released(not reusable)", subject: id) { $0.connectionReleased(id, isReusable: false) })
+            steps.append(
+                Step(label: "released(not reusable)", subject: id) { $0.connectionReleased(id, isReusable: false) })
         }
         for timer in owner.idleTimers.sorted(by: { $0.connection < $1.connection }) {
             steps.append(Step(label: "idleTimeoutFired", subject: timer.connection) { $0.idleTimeoutFired(timer) })
-            steps.append(Step(label: "connectionClosed", subject: timer.connection) { $0.connectionClosed(timer.connection) })
+            steps.append(
+                Step(label: "connectionClosed", subject: timer.connection) { $0.connectionClosed(timer.connection) })
         }
         for number in owner.waiting.sorted() {
             let request = Machine.RequestID(number)
@@ -176,7 +179,8 @@ enum PoolMachineExplorer {
     }
 
     private static func describe(_ names: (pool: String, connections: [Machine.ConnectionID: String])) -> String {
-        names.pool + ";" + names.connections.keys.sorted().map { "\($0.rawValue)=\(names.connections[$0] ?? "")" }
+        names.pool + ";"
+            + names.connections.keys.sorted().map { "\($0.rawValue)=\(names.connections[$0] ?? "")" }
             .joined(separator: ",")
     }
 }

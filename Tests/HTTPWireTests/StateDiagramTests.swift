@@ -74,7 +74,9 @@ import Testing
         let families = Dictionary(grouping: graph.states, by: { String($0.prefix { $0 != "(" }) })
         for (family, members) in families.sorted(by: { $0.key < $1.key }) {
             let listed = try #require(documented[family], "\(family) has no case in the State enum")
-            let observed = members.reduce(into: Set<String>()) { $0.formUnion(Self.observedNextStates(graph, from: $1)) }
+            let observed = members.reduce(into: Set<String>()) {
+                $0.formUnion(Self.observedNextStates(graph, from: $1))
+            }
             #expect(
                 Self.matches(listed, observed: observed),
                 "\(family): the comment lists \(listed.sorted()), the machine went to \(observed.sorted())")
@@ -85,13 +87,16 @@ import Testing
         for (member, listed) in progress.sorted(by: { $0.key < $1.key }) {
             let observed = Self.observedNextStates(graph, from: "receivingBody(\(member))")
                 .filter { $0.hasPrefix("receivingBody(") }.map { String($0.dropFirst(14).dropLast()) }
-            #expect(listed == Set(observed), "receivingBody(\(member)): comment \(listed.sorted()), observed \(observed.sorted())")
+            #expect(
+                listed == Set(observed),
+                "receivingBody(\(member)): comment \(listed.sorted()), observed \(observed.sorted())")
         }
         #expect(Set(graph.states.map { String($0.prefix { $0 != "(" }) }) == Set(documented.keys))
         #expect(graph.reachableStates == graph.states)
     }
 
-    @Test("a pooled connection moves only to the next states its ConnectionState comments list", .timeLimit(.minutes(1)))
+    @Test(
+        "a pooled connection moves only to the next states its ConnectionState comments list", .timeLimit(.minutes(1)))
     func poolMatchesComments() throws {
         let graph = PoolMachineExplorer.explore().connection
         var documented = try Self.documentedNextStates(
@@ -112,16 +117,36 @@ import Testing
     func diagramsShowTheRules() throws {
         let exchange = ExchangeMachineExplorer.explore()
         #expect(exchange.hasTransition(from: "idle", to: "sendingHead", labelContaining: "started / sendHead"))
-        #expect(exchange.hasTransition(from: "receivingBody(sent)", to: "finished", labelContaining: "responseEnded / returnToPool"))
-        #expect(exchange.hasTransition(from: "awaitingHead", to: "finished", labelContaining: "peerClosedBeforeResponse / resendOnNewConnection"))
-        #expect(exchange.hasTransition(from: "awaitingContinue", to: "sendingBody", labelContaining: "informational(100) / sendBody"))
-        #expect(exchange.hasTransition(from: "sendingBody", to: "receivingBody(abandoned)", labelContaining: "head(413) / stopSendingBody"))
+        #expect(
+            exchange.hasTransition(
+                from: "receivingBody(sent)", to: "finished", labelContaining: "responseEnded / returnToPool"))
+        #expect(
+            exchange.hasTransition(
+                from: "awaitingHead", to: "finished",
+                labelContaining: "peerClosedBeforeResponse / resendOnNewConnection"))
+        #expect(
+            exchange.hasTransition(
+                from: "awaitingContinue", to: "sendingBody", labelContaining: "informational(100) / sendBody"))
+        #expect(
+            exchange.hasTransition(
+                from: "sendingBody", to: "receivingBody(abandoned)", labelContaining: "head(413) / stopSendingBody"))
         let pool = PoolMachineExplorer.explore()
-        #expect(pool.connection.hasTransition(from: "connecting", to: "idle", labelContaining: "connectionEstablished / scheduleIdleTimeout"))
-        #expect(pool.connection.hasTransition(from: "idle", to: "leased", labelContaining: "leaseRequested / cancelIdleTimeout, lease"))
+        #expect(
+            pool.connection.hasTransition(
+                from: "connecting", to: "idle", labelContaining: "connectionEstablished / scheduleIdleTimeout"))
+        #expect(
+            pool.connection.hasTransition(
+                from: "idle", to: "leased", labelContaining: "leaseRequested / cancelIdleTimeout, lease"))
         // The idle cap: parking a second connection evicts the least recently used one.
-        #expect(pool.connection.hasTransition(from: "idle", to: "closed", labelContaining: "another's released(reusable) / cancelIdleTimeout, closeConnection"))
-        #expect(pool.connection.initialLabels == ["leaseRequested / createConnection", "another's connectionFailed / createConnection", "another's released(not reusable) / createConnection"])
+        #expect(
+            pool.connection.hasTransition(
+                from: "idle", to: "closed",
+                labelContaining: "another's released(reusable) / cancelIdleTimeout, closeConnection"))
+        #expect(
+            pool.connection.initialLabels == [
+                "leaseRequested / createConnection", "another's connectionFailed / createConnection",
+                "another's released(not reusable) / createConnection",
+            ])
         #expect(pool.pool.hasTransition(from: "running", to: "shuttingDown", labelContaining: "shutdownRequested"))
         #expect(pool.pool.hasTransition(from: "shuttingDown", to: "shutDown", labelContaining: "/ shutdownComplete"))
     }

@@ -83,7 +83,8 @@ struct StateGraph {
         let pairs = Dictionary(grouping: drawn, by: { [$0.from, $0.to] })
         for pair in pairs.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             let labels = (pairs[pair] ?? []).sorted().map(\.label)
-            lines.append("    \(quoted(pair[0])) -> \(quoted(pair[1])) [label=\(quoted(labels.joined(separator: "\n")))];")
+            lines.append(
+                "    \(quoted(pair[0])) -> \(quoted(pair[1])) [label=\(quoted(labels.joined(separator: "\n")))];")
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
