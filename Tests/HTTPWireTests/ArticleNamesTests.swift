@@ -29,7 +29,7 @@ import Testing
         "MSG_NOSIGNAL", "MSG_PEEK", "MSG_DONTWAIT", "MSG_TRUNC", "AI_NUMERICHOST", "SSL_read", "SSL_write",
         "SSL_read_ex", "SSL_write_ex", "CURLE_OBSOLETE32", "Examples", "RunExample",
         // HTTP field names and values the articles quote.
-        "Range", "Host", "ETag", "Cookie", "Upgrade", "Authorization", "SameSite", "Location", "Connection",
+        "Range", "Host", "ETag", "Trailer", "Cookie", "Upgrade", "Authorization", "SameSite", "Location", "Connection",
     ]
 
     /// The Markdown files whose code spans are checked.
