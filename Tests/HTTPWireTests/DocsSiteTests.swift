@@ -4,7 +4,9 @@
 // "Life of a request" with headless Chromium (`chromium --headless --dump-dom`, Debian's chromium, installed
 // by `make deps`) and checks the DOM the page's JavaScript built: its title and a diagram. So a site that
 // builds but shows a blank page fails `make docs`, and with it `make test`. Without the variable (a plain
-// `swift test`, which runs before the site exists) the suite is skipped.
+// `swift test`, which runs before the site exists), or without /usr/bin/chromium, the suite is skipped.
+// Nothing can hang it: Chromium runs under coreutils' `timeout` (killed after `browserSeconds`), and the
+// static server is terminated if it has not said its port within `serverStartSeconds`.
 //
 // The server is Python's http.server: DocC's static site expects to be at the root of its host, and the
 // fixture server serves directories under /files/ only. Every wait runs off the cooperative pool (a process's
@@ -16,9 +18,17 @@ import Testing
 /// The built archive, when `make docs` runs the suite.
 private let builtSite = ProcessInfo.processInfo.environment["HTTPWIRE_DOCS_SITE"]
 
-@Suite(.enabled(if: builtSite != nil, "run by make docs, with HTTPWIRE_DOCS_SITE set"))
+@Suite(
+    .enabled(if: builtSite != nil, "run by make docs, with HTTPWIRE_DOCS_SITE set"),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed"))
 struct DocsSiteTests {
     static let site = builtSite
+
+    /// How long one page may take in the browser before it is killed (it normally takes a few seconds; the
+    /// virtual time budget below lets the page's scripts run for 15 s of page time).
+    static let browserSeconds = 60
+    /// How long the static server may take to say its port.
+    static let serverStartSeconds = 30
 
     /// The page at `path` as Chromium's DOM after its scripts ran.
     static func dumpDOM(port: Int, path: String) async throws -> String {
@@ -26,15 +36,17 @@ struct DocsSiteTests {
         defer { try? FileManager.default.removeItem(at: output) }
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=15000",
+            "--kill-after=5", String(browserSeconds), "/usr/bin/chromium", "--headless", "--no-sandbox",
+            "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=15000",
             "--dump-dom", "http://127.0.0.1:\(port)\(path)",
         ]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         let status = try await run(process)
-        #expect(status == 0, "chromium exited \(status) for \(path)")
+        // 124 and 137: timeout(1) stopped a browser that did not finish.
+        #expect(status == 0, "chromium exited \(status) for \(path) (124 or 137: killed after \(browserSeconds) s)")
         return try String(contentsOf: output, encoding: .utf8)
     }
 
@@ -73,6 +85,12 @@ struct DocsSiteTests {
             do { try process.run() } catch {
                 pipe.fileHandleForReading.readabilityHandler = nil
                 continuation.resume(throwing: error)
+                return
+            }
+            // A server that never says its port is stopped; its stdout then ends and the handler above
+            // resumes with what it had.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(serverStartSeconds)) {
+                if process.isRunning && !buffer.isFinished { process.terminate() }
             }
         }
         let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "server said \(line)")
@@ -84,6 +102,13 @@ struct DocsSiteTests {
         private let lock = NSLock()
         private var text = ""
         private var isDone = false
+
+        /// Whether the first line was already handed out.
+        var isFinished: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return isDone
+        }
 
         func append(_ data: Data, ended: Bool) -> String? {
             lock.lock()

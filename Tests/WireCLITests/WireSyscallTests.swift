@@ -3,7 +3,8 @@
 // `strace -f` on `wire get URL/json` against the in-process fixture server and checks that the call names of
 // the article's sequence diagram — the lines of its block that start with a call — are a subsequence of the
 // calls the trace recorded on the request's socket path (repeated reads counted once: their number depends on
-// timing). Without strace it is skipped.
+// timing). Without strace it is skipped. The traced `wire get` has a 20 s timeout of its own, and the whole
+// strace is killed after 60 s, so a stuck run fails instead of hanging the suite.
 
 import FixtureServer
 import Foundation
@@ -39,7 +40,8 @@ struct WireSyscallTests {
             defer { try? FileManager.default.removeItem(atPath: trace) }
             let traced = Set(calls).sorted().joined(separator: ",")
             let result = try await WireProcess.shell(
-                "strace -f -qq -o \(trace) -e trace=\(traced) \"$WIRE\" get \(server.baseURL)json")
+                "timeout --kill-after=5 60 strace -f -qq -o \(trace) -e trace=\(traced) \"$WIRE\" get --timeout 20 "
+                    + "\(server.baseURL)json")
             try #require(result.status == 0, "strace or wire failed: \(result.standardError)")
             let recorded = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap {
                 line -> String? in
