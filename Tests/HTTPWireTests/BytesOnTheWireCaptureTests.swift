@@ -15,6 +15,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct BytesOnTheWireCaptureTests {
@@ -149,7 +150,7 @@ import Testing
         ]
     }
 
-    @Test("the article shows the hex views a fresh capture produces", .timeLimit(.minutes(1)))
+    @Test("the article shows the hex views a fresh capture produces", .timeLimit(.scaledMinutes(1)))
     func articleMatchesCapture() async throws {
         let capture = try await Self.capture()
         let views = try Self.views(capture)
@@ -159,7 +160,7 @@ import Testing
 
     @Test(
         "the views are cut without losing a byte, and by the grammar the client and server used",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func viewsMatchTheExchanges() async throws {
         let capture = try await Self.capture()
         let views = try Self.views(capture)

@@ -9,10 +9,11 @@
 // static server is terminated if it has not said its port within `serverStartSeconds`.
 //
 // The server is Python's http.server: DocC's static site expects to be at the root of its host, and the
-// fixture server serves directories under /files/ only. Every wait runs off the cooperative pool (a process's
-// end is a termination handler, its first line a readability handler).
+// fixture server serves directories under /files/ only. Both children are TestSupport's `Subprocess`, which
+// waits off the cooperative pool and kills its child if the test is cancelled.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// The built archive, when `make docs` runs the suite.
@@ -24,42 +25,30 @@ private let builtSite = ProcessInfo.processInfo.environment["HTTPWIRE_DOCS_SITE"
 struct DocsSiteTests {
     static let site = builtSite
 
-    /// How long one page may take in the browser before it is killed (it normally takes a few seconds; the
-    /// virtual time budget below lets the page's scripts run for 15 s of page time).
-    static let browserSeconds = 60
+    /// How long one page may take in the browser before coreutils' timeout kills it (it normally takes a few
+    /// seconds; the virtual time budget lets the page's scripts run for 15 s of page time). Scaled.
+    static var browserSeconds: Int { Int(Double(60) * TestTime.scale) }
     /// How long the static server may take to say its port.
-    static let serverStartSeconds = 30
+    static let serverStart = Duration.seconds(30)
 
     /// The page at `path` as Chromium's DOM after its scripts ran.
     static func dumpDOM(port: Int, path: String) async throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("docs-site-\(UUID()).html")
-        defer { try? FileManager.default.removeItem(at: output) }
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = [
-            "--kill-after=5", String(browserSeconds), "/usr/bin/chromium", "--headless", "--no-sandbox",
-            "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=15000",
-            "--dump-dom", "http://127.0.0.1:\(port)\(path)",
-        ]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        let status = try await run(process)
+        let result = try await Subprocess.run(
+            "/usr/bin/timeout",
+            [
+                "--kill-after=5", String(browserSeconds), "/usr/bin/chromium", "--headless", "--no-sandbox",
+                "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=15000", "--dump-dom",
+                "http://127.0.0.1:\(port)\(path)",
+            ])
         // 124 and 137: timeout(1) stopped a browser that did not finish.
-        #expect(status == 0, "chromium exited \(status) for \(path) (124 or 137: killed after \(browserSeconds) s)")
-        return try String(contentsOf: output, encoding: .utf8)
-    }
-
-    /// Runs `process` to its end without blocking a thread.
-    static func run(_ process: Process) async throws -> Int32 {
-        try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
+        #expect(
+            result.status == 0,
+            "chromium exited \(result.status) for \(path) (124 or 137: killed after \(browserSeconds) s)")
+        return result.outputText
     }
 
     /// Starts a static HTTP server for `directory` on a free loopback port; returns it and the port.
-    static func startServer(directory: String) async throws -> (Process, Int) {
+    static func startServer(directory: String) async throws -> (Subprocess, Int) {
         let script = """
             import functools, http.server, sys
             handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
@@ -67,70 +56,46 @@ struct DocsSiteTests {
             print(server.server_port, flush=True)
             server.serve_forever()
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, directory]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        let line = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, Error>) in
-            let buffer = LockedText()
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                if let line = buffer.append(data, ended: data.isEmpty) {
-                    handle.readabilityHandler = nil
-                    continuation.resume(returning: line)
-                }
-            }
-            do { try process.run() } catch {
-                pipe.fileHandleForReading.readabilityHandler = nil
-                continuation.resume(throwing: error)
-                return
-            }
-            // A server that never says its port is stopped; its stdout then ends and the handler above
-            // resumes with what it had.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(serverStartSeconds)) {
-                if process.isRunning && !buffer.isFinished { process.terminate() }
-            }
+        let server = try await Subprocess.start("/usr/bin/env", ["python3", "-c", script, directory])
+        var line = ""
+        let said = await eventually(within: serverStart) {
+            line = String(decoding: await server.outputSoFar(), as: UTF8.self)
+            return line.contains("\n")
         }
-        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "server said \(line)")
-        return (process, port)
+        guard said, let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            server.send(SIGKILL)
+            let result = try await server.finish()
+            Issue.record("the static server did not say its port: \(line) \(result.errorText)")
+            throw CancellationError()
+        }
+        return (server, port)
     }
 
-    /// Collects bytes until the first line is complete (or the stream ended), once.
-    final class LockedText: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-        private var isDone = false
-
-        /// Whether the first line was already handed out.
-        var isFinished: Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            return isDone
-        }
-
-        func append(_ data: Data, ended: Bool) -> String? {
-            lock.lock()
-            defer { lock.unlock() }
-            guard !isDone else { return nil }
-            text += String(decoding: data, as: UTF8.self)
-            guard ended || text.contains("\n") else { return nil }
-            isDone = true
-            return text
-        }
-    }
-
-    @Test("the landing page and Life of a request render with their titles and diagrams", .timeLimit(.minutes(2)))
+    @Test("the landing page and Life of a request render with their titles and diagrams", .timeLimit(.scaledMinutes(3)))
     func pagesRender() async throws {
         let site = try #require(Self.site)
         try #require(FileManager.default.fileExists(atPath: site + "/index.html"), "no site at \(site)")
         let (server, port) = try await Self.startServer(directory: site)
-        defer { server.terminate() }
-        let pages = [
+        let pages: [(path: String, title: String, diagram: String)] = [
             ("/documentation/httpwire/", "HTTPWire", "layers.svg"),
             ("/documentation/httpwire/lifeofarequest", "Life of a request", "exchange-states.svg"),
         ]
+        // The server is stopped whatever happens to the pages.
+        var failure: (any Error)?
+        do {
+            try await Self.expectRendered(pages, port: port)
+        } catch {
+            failure = error
+        }
+        // SIGKILL, not SIGTERM: a child of the test runner may inherit SIGTERM ignored, and Python's server
+        // then runs on (it did once, and the wait for it hit the time limit).
+        server.send(SIGKILL)
+        _ = try await server.finish()
+        if let failure { throw failure }
+    }
+
+    /// Opens each page and checks its rendered title and its diagram.
+    static func expectRendered(_ pages: [(path: String, title: String, diagram: String)], port: Int) async throws {
         for (path, title, diagram) in pages {
             let dom = try await Self.dumpDOM(port: port, path: path)
             // The title is rendered by the page's scripts into <h1 class="title">; the noscript fallback says

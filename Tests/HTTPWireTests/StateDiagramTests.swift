@@ -7,6 +7,7 @@
 // it on every docs build, and a comment that stops being true fails here.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct StateDiagramTests {
@@ -64,7 +65,7 @@ import Testing
             }
     }
 
-    @Test("the exchange machine moves only to the next states its State comments list", .timeLimit(.minutes(1)))
+    @Test("the exchange machine moves only to the next states its State comments list", .timeLimit(.scaledMinutes(1)))
     func exchangeMatchesComments() throws {
         let graph = ExchangeMachineExplorer.explore()
         let documented = try Self.documentedNextStates(
@@ -96,7 +97,8 @@ import Testing
     }
 
     @Test(
-        "a pooled connection moves only to the next states its ConnectionState comments list", .timeLimit(.minutes(1)))
+        "a pooled connection moves only to the next states its ConnectionState comments list",
+        .timeLimit(.scaledMinutes(1)))
     func poolMatchesComments() throws {
         let graph = PoolMachineExplorer.explore().connection
         var documented = try Self.documentedNextStates(
@@ -113,7 +115,7 @@ import Testing
         #expect(graph.states == ["connecting", "idle", "leased", "closed"])
     }
 
-    @Test("the diagrams show the rules the articles describe", .timeLimit(.minutes(1)))
+    @Test("the diagrams show the rules the articles describe", .timeLimit(.scaledMinutes(1)))
     func diagramsShowTheRules() throws {
         let exchange = ExchangeMachineExplorer.explore()
         #expect(exchange.hasTransition(from: "idle", to: "sendingHead", labelContaining: "started / sendHead"))
@@ -151,7 +153,7 @@ import Testing
         #expect(pool.pool.hasTransition(from: "shuttingDown", to: "shutDown", labelContaining: "/ shutdownComplete"))
     }
 
-    @Test("writes the DOT files when HTTPWIRE_DIAGRAMS_OUT names a directory", .timeLimit(.minutes(1)))
+    @Test("writes the DOT files when HTTPWIRE_DIAGRAMS_OUT names a directory", .timeLimit(.scaledMinutes(1)))
     func writesDiagrams() throws {
         let pool = PoolMachineExplorer.explore()
         let diagrams = [

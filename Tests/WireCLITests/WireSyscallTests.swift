@@ -4,10 +4,11 @@
 // the article's sequence diagram — the lines of its block that start with a call — are a subsequence of the
 // calls the trace recorded on the request's socket path (repeated reads counted once: their number depends on
 // timing). Without strace it is skipped. The traced `wire get` has a 20 s timeout of its own, and the whole
-// strace is killed after 60 s, so a stuck run fails instead of hanging the suite.
+// strace is killed after 60 s (times TestTime.scale), so a stuck run fails instead of hanging the suite.
 
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"), "strace is not installed"))
@@ -31,7 +32,7 @@ struct WireSyscallTests {
         calls.reduce(into: []) { result, call in if result.last != call { result.append(call) } }
     }
 
-    @Test("wire get makes the system calls the article's diagram shows, in its order", .timeLimit(.minutes(1)))
+    @Test("wire get makes the system calls the article's diagram shows, in its order", .timeLimit(.scaledMinutes(1)))
     func callsInOrder() async throws {
         let calls = try Self.diagramCalls()
         try #require(calls.count >= 8, "the diagram lists \(calls)")
@@ -40,7 +41,7 @@ struct WireSyscallTests {
             defer { try? FileManager.default.removeItem(atPath: trace) }
             let traced = Set(calls).sorted().joined(separator: ",")
             let result = try await WireProcess.shell(
-                "timeout --kill-after=5 60 strace -f -qq -o \(trace) -e trace=\(traced) \"$WIRE\" get --timeout 20 "
+                "timeout --kill-after=5 \(Int(60 * TestTime.scale)) strace -f -qq -o \(trace) -e trace=\(traced) \"$WIRE\" get --timeout 20 "
                     + "\(server.baseURL)json")
             try #require(result.status == 0, "strace or wire failed: \(result.standardError)")
             let recorded = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").compactMap {
