@@ -87,8 +87,8 @@ struct DocsSiteTests {
         } catch {
             failure = error
         }
-        // SIGKILL, not SIGTERM: a child of the test runner may inherit SIGTERM ignored, and Python's server
-        // then runs on (it did once, and the wait for it hit the time limit).
+        // SIGKILL, not SIGTERM: on this machine Python's server once ran on after SIGTERM (inherited signal
+        // state, most likely), and the wait for it hit the time limit.
         server.send(SIGKILL)
         _ = try await server.finish()
         if let failure { throw failure }
