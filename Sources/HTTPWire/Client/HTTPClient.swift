@@ -91,15 +91,25 @@ public final class HTTPClient: Sendable {
                 throw HTTPWireError.proxyAuthenticationRequired(proxy: proxy.description)
             }
             let policy = configuration.redirects
-            if policy.maxRedirects > 0,
-                let next = try policy.nextRequest(
-                    after: head.status.rawValue,
-                    // Only a 3xx can redirect: a 200 skips the field lookup.
-                    location: head.status.kind == .redirection ? head.fields["Location"] : nil, request: resolved)
-            {
-                guard redirectsFollowed < policy.maxRedirects else {
+            let redirect: ResolvedRequest?
+            do {
+                redirect =
+                    policy.maxRedirects > 0
+                    ? try policy.nextRequest(
+                        after: head.status.rawValue,
+                        // Only a 3xx can redirect: a 200 skips the field lookup.
+                        location: head.status.kind == .redirection ? head.fields["Location"] : nil,
+                        request: resolved) : nil
+                if redirect != nil, redirectsFollowed >= policy.maxRedirects {
                     throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
                 }
+            } catch {
+                // No response reaches the caller, so nothing else will end this exchange: without this its
+                // lease stays out, and the pool (and `shutdown()`, which waits for leases) waits forever.
+                exchange.abandon()
+                throw error
+            }
+            if let next = redirect {
                 redirectsFollowed += 1
                 configuration.logger?(
                     HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))

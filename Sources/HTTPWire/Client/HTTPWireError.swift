@@ -57,7 +57,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A body larger than the caller's limit for collecting it into memory (exit 63, curl's
     /// "maximum file size exceeded").
     case bodyTooLarge(limit: Int)
-    /// A status of 400 or more when failing on status was asked for (exit 22).
+    /// A status of 400 or more when failing on status was asked for, or, in a download, any status but 200,
+    /// 206 or a 416 proving the file complete (exit 22).
     case httpStatus(Int)
     /// Writing a local file failed (exit 23). `EBUSY` is what a download reports when another download
     /// to the same destination — in this process or another — holds it (see ``Download``).
