@@ -7,8 +7,8 @@ enum DeleteDownload {
     /// `Examples delete-download file.bin`
     static func run(_ arguments: [String]) async throws {
         guard let destination = arguments.first else { return print("usage: delete-download FILE") }
-        let stored = await Download.storedProgress(forDestination: destination)
-        try await Download.removeData(forDestination: destination)
+        let stored = await Download.storedProgress(destination: destination)
+        try await Download.removeData(destination: destination)
         print("removed \(destination) (partial data: \(stored?.receivedBytes ?? 0) bytes)")
     }
 }

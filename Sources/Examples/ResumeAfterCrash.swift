@@ -8,7 +8,7 @@ enum ResumeAfterCrash {
     /// `Examples resume-after-crash "http://127.0.0.1:8080/bytes/50000000?interval_ms=10" file.bin`
     static func run(_ arguments: [String]) async throws {
         guard arguments.count == 2 else { return print("usage: resume-after-crash URL FILE") }
-        if let stored = await Download.storedProgress(forDestination: arguments[1]) {
+        if let stored = await Download.storedProgress(destination: arguments[1]) {
             print("found \(stored.receivedBytes) bytes from an earlier run")
         }
         let client = HTTPClient()

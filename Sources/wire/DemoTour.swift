@@ -210,7 +210,7 @@ final class DemoTour {
         try await Task.sleep(for: .milliseconds(300))  // one commit of the resume record (every 250 ms)
         child.send(SIGKILL)
         let status = child.wait()
-        let stored = await Download.storedProgress(forDestination: path)
+        let stored = await Download.storedProgress(destination: path)
         say("  killed with SIGKILL (status \(status)); the record on disk counts \(stored?.receivedBytes ?? 0) bytes\n")
         try expect(status == 128 + SIGKILL && (stored?.receivedBytes ?? 0) > 0, "the process died, its bytes stayed")
         var options = DownloadOptions()
@@ -259,11 +259,11 @@ final class DemoTour {
     private func deleteData() async throws {
         let paths = ["big.bin", "paused.bin", "killed.bin", "report.csv"].map { directory + "/" + $0 }
         for path in paths {
-            try await Download.removeData(forDestination: path)
+            try await Download.removeData(destination: path)
         }
         let candidates = paths.flatMap { path -> [String] in [path, path + ".part", path + ".part.resume"] }
         let left = candidates.filter { path in access(path, F_OK) == 0 }
-        say("  removed \(paths.count) downloads with Download.removeData(forDestination:)\n")
+        say("  removed \(paths.count) downloads with Download.removeData(destination:)\n")
         try expect(left.isEmpty, "no file, part file or record is left")
     }
 

@@ -40,7 +40,7 @@ import Testing
         #expect(record.committedBytes == Int64(Self.half))
         #expect(record.entityTag == server.entityTag)
         #expect(record.expectedLength == Int64(Self.size))
-        let stored = await Download.storedProgress(forDestination: destination)
+        let stored = await Download.storedProgress(destination: destination)
         #expect(stored?.receivedBytes == Int64(Self.half))
         #expect(stored?.expectedBytes == Int64(Self.size))
 
@@ -52,7 +52,7 @@ import Testing
         #expect(DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         #expect(server.requests.ifRanges == [nil, server.entityTag])
-        #expect(await Download.storedProgress(forDestination: destination) == nil)
+        #expect(await Download.storedProgress(destination: destination) == nil)
         await client.shutdown()
         await server.stop()
     }
@@ -78,7 +78,7 @@ import Testing
                 sawPause = true
                 #expect(progress.receivedBytes == Int64(Self.half))
                 #expect(download.isPaused)
-                let stored = await Download.storedProgress(forDestination: destination)
+                let stored = await Download.storedProgress(destination: destination)
                 #expect(stored?.receivedBytes == Int64(Self.half))
                 download.resume()
             case .resumed:
@@ -137,7 +137,7 @@ import Testing
             try await client.download(from: server.url, to: destination).result()
         }
         #expect(DownloadScratch.contents(destination + ".part") == Array(content[..<250_000]))
-        #expect(await Download.storedProgress(forDestination: destination)?.receivedBytes == 250_000)
+        #expect(await Download.storedProgress(destination: destination)?.receivedBytes == 250_000)
         #expect(!DownloadScratch.exists(destination))
         await client.shutdown()
         await server.stop()
@@ -155,16 +155,16 @@ import Testing
         let destination = scratch.file("removed.bin")
         let download = client.download(from: server.url, to: destination, options: options)
         await download.waitForProgress(atLeast: Int64(Self.half))
-        try await Download.removeData(forDestination: destination)
+        try await Download.removeData(destination: destination)
         await #expect(throws: CancellationError.self) { try await download.result() }
         let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
         #expect(left.isEmpty)
-        #expect(await Download.storedProgress(forDestination: destination) == nil)
+        #expect(await Download.storedProgress(destination: destination) == nil)
 
         // A finished file is removed too.
         _ = try await client.download(from: server.url, to: destination).result()
         #expect(await Download.isComplete(destination: destination))
-        try await Download.removeData(forDestination: destination)
+        try await Download.removeData(destination: destination)
         #expect(!DownloadScratch.exists(destination))
         #expect(!(await Download.isComplete(destination: destination)))
         await client.shutdown()

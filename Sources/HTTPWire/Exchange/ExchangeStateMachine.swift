@@ -380,7 +380,7 @@ package struct ExchangeStateMachine: Sendable {
         case .invalidURL, .invalidRequest, .couldNotResolveHost, .couldNotConnect, .malformedResponse, .bodyTruncated,
             .bodyTooLarge, .httpStatus, .localWriteFailed, .localReadFailed, .localFileChanged, .timedOut,
             .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected,
-            .checksumMismatch:
+            .checksumMismatch, .unacceptableResponse:
             return false
         }
     }

@@ -22,13 +22,19 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package let socket: TCPSocket
     /// Bytes read from the stream; the exchange's decoder holds slices of it. Owned by the lease holder.
     package var receiveBuffer: [UInt8] = []
+    /// When opening it reached DNS, TCP and TLS (the request metrics of the first request on it).
+    package let timings: ConnectionTimings
 
     /// Wraps an established stream.
-    package init(id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any ByteStream, socket: TCPSocket) {
+    package init(
+        id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any ByteStream, socket: TCPSocket,
+        timings: ConnectionTimings = ConnectionTimings()
+    ) {
         self.id = id
         self.origin = origin
         self.stream = stream
         self.socket = socket
+        self.timings = timings
     }
 
     /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2).
@@ -39,15 +45,21 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package static func open(
         id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, deadline: Deadline
     ) async throws -> PooledConnection {
-        let socket = try await TCPSocket.connect(host: origin.host, port: origin.port, deadline: deadline)
+        var timings = ConnectionTimings(startNanoseconds: Deadline.nowNanoseconds())
+        let addresses = try await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline)
+        timings.resolvedNanoseconds = Deadline.nowNanoseconds()
+        let socket = try await TCPSocket.connect(
+            toAddresses: addresses, host: origin.host, port: origin.port, deadline: deadline)
+        timings.connectedNanoseconds = Deadline.nowNanoseconds()
         switch origin.scheme {
         case .http:
-            return PooledConnection(id: id, origin: origin, stream: socket, socket: socket)
+            return PooledConnection(id: id, origin: origin, stream: socket, socket: socket, timings: timings)
         case .https:
             guard let tls else { preconditionFailure("an https origin without a TLS context (\(origin))") }
             let stream = try await TLSStream.connect(
                 over: socket, serverName: origin.host, context: tls, deadline: deadline)
-            return PooledConnection(id: id, origin: origin, stream: stream, socket: socket)
+            timings.tlsNanoseconds = Deadline.nowNanoseconds()
+            return PooledConnection(id: id, origin: origin, stream: stream, socket: socket, timings: timings)
         }
     }
 
