@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .library(name: "HTTPWireCodec", targets: ["HTTPWireCodec"]),
         .library(name: "HTTPWire", targets: ["HTTPWire"]),
+        // An in-process loopback server for the tests of apps that use HTTPWire (FixtureServer + your routes).
+        .library(name: "HTTPWireTesting", targets: ["HTTPWireTesting"]),
         .executable(name: "wire", targets: ["wire"]),
     ],
     targets: [
@@ -29,6 +31,7 @@ let package = Package(
         .target(name: "HTTPWireTransport", dependencies: ["COpenSSL", "CSystem"]),
         .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport"]),
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport"]),
+        .target(name: "HTTPWireTesting", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "FixtureServer"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer"]),
         // Small complete programs on the public API, one file per example (`swift run Examples`).
         .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),
@@ -46,7 +49,8 @@ let package = Package(
             path: "Sources/Benchmarks/UploadBench"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
-        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer"]),
+        .testTarget(
+            name: "HTTPWireTests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "HTTPWireTesting"]),
         // Depends on wire so tests can `@testable import wire` (ProgressBar, Arguments) and so the wire binary
         // is built next to the test bundle, where the tests run it as a user would.
         .testTarget(name: "WireCLITests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "wire"]),

@@ -100,7 +100,7 @@ package enum PercentEncoding {
 
     /// The bytes `text` stands for: each valid `%XX` becomes one byte, anything else is copied. Used for
     /// file names taken from a URL, never for building a request target.
-    static func decode(_ text: some StringProtocol) -> [UInt8] {
+    package static func decode(_ text: some StringProtocol) -> [UInt8] {
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
