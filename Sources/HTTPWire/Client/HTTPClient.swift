@@ -122,13 +122,21 @@ public final class HTTPClient: Sendable {
             if !middleware.isEmpty {
                 let seen = chain.outgoing(sent, redirects: counters.redirects)
                 outgoing = seen
-                if let delay = try await handlersAskForRetry(head, interim: interim, to: seen),
+                let asked: Duration?
+                do {
+                    asked = try await handlersAskForRetry(head, interim: interim, to: seen)
+                } catch {
+                    exchange.abandon()
+                    throw error
+                }
+                if let delay = asked,
                     chain.middlewareRetries < Self.maxMiddlewareRetries, hop.body.isReplayable,
                     Deadline.after(delay) < total
                 {
                     chain.middlewareRetries += 1
                     await Self.discard(exchange)
-                    try await retry(after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
+                    try await retry(
+                        after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
                     continue
                 }
             }
@@ -139,10 +147,17 @@ public final class HTTPClient: Sendable {
                 var base = hop
                 base.url = sent.url
                 base.method = sent.method
-                if var next = try policy.nextRequest(
-                    after: head.status.rawValue, location: head.fields["Location"], request: base)
-                {
+                let redirect: ResolvedRequest?
+                do {
+                    redirect = try policy.nextRequest(
+                        after: head.status.rawValue, location: head.fields["Location"], request: base)
+                } catch {
+                    exchange.abandon()
+                    throw error
+                }
+                if var next = redirect {
                     guard counters.redirects < policy.maxRedirects else {
+                        await Self.discard(exchange)
                         throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
                     }
                     counters.redirects += 1
@@ -170,7 +185,8 @@ public final class HTTPClient: Sendable {
                     method: sent.method, deadline: total)
                 {
                     await Self.discard(exchange)
-                    try await retry(after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
+                    try await retry(
+                        after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
                     continue
                 }
             }
@@ -278,7 +294,8 @@ public final class HTTPClient: Sendable {
         }
         if !body.owner.exchange.isResponseFinished { body.owner.exchange.abandon() }
         return .unacceptableResponse(
-            UnacceptableResponse(head: head, url: url, bodyPreview: preview, isBodyPreviewComplete: isComplete, rule: rule))
+            UnacceptableResponse(
+                head: head, url: url, bodyPreview: preview, isBodyPreviewComplete: isComplete, rule: rule))
     }
 }
 
