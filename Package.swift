@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "HTTPWireTransport", dependencies: ["COpenSSL", "CSystem"]),
         .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport"]),
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport"]),
-        .target(name: "HTTPWireTesting", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "FixtureServer"]),
+        .target(
+            name: "HTTPWireTesting", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "FixtureServer"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer"]),
         // Small complete programs on the public API, one file per example (`swift run Examples`).
         .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),

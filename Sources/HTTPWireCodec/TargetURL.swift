@@ -64,7 +64,8 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     public init(_ string: String) throws(CodecError) {
         let reference = URLReference(parsing: URLReference.trimmed(string))
         // An error names the URL, and a URL with a password must not be printed as it was typed.
-        let shown = reference.authority?.utf8.contains(UInt8(ascii: "@")) == true ? URLUserInfo.redacting(string) : string
+        let shown =
+            reference.authority?.utf8.contains(UInt8(ascii: "@")) == true ? URLUserInfo.redacting(string) : string
         guard let schemeText = reference.scheme else {
             throw .invalidURL(shown, reason: "missing scheme (expected http:// or https://)")
         }

@@ -80,7 +80,8 @@ public final class TestServer: Sendable {
     /// Reads the request, records it, and sends what the route says.
     private func answer(_ responder: FixtureResponder, with route: TestRoute) async throws {
         guard let body = try await responder.readBody(limit: Self.maxRequestBodyBytes) else {
-            try await responder.respond(status: 413, fields: ["Content-Type": "text/plain"], body: Array("too large\n".utf8))
+            try await responder.respond(
+                status: 413, fields: ["Content-Type": "text/plain"], body: Array("too large\n".utf8))
             return
         }
         let request = TestRequest(head: responder.head, body: body)
@@ -100,7 +101,8 @@ public final class TestServer: Sendable {
             await responder.close()
         case .truncateBody(let count)?:
             try await responder.sendHead(
-                status: response.status, fields: response.fields, contentLength: Int64(max(response.body.count, count + 1)))
+                status: response.status, fields: response.fields,
+                contentLength: Int64(max(response.body.count, count + 1)))
             try await responder.write(Array(response.body.prefix(count)))
             await responder.close()
         case .neverRespond?:

@@ -218,9 +218,11 @@ private struct CommandParser {
 
     /// `-X METHOD`: a token (RFC 9110 §9.1), sent as typed (methods are case-sensitive).
     private func methodToken(_ text: String) throws(UsageError) -> String {
-        let isToken = !text.isEmpty && text.utf8.allSatisfy { byte in
-            (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
-        }
+        let isToken =
+            !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
+            }
         guard isToken else { throw error("-X needs a method name such as PATCH, not \"\(text)\"") }
         return text
     }

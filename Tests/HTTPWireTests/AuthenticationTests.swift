@@ -13,7 +13,9 @@ import Testing
     @Test("RFC 7617's own examples, and the values it forbids")
     func basicValues() throws {
         // RFC 7617 §2: "Aladdin" / "open sesame"; §2.1: "test" / "123£" in UTF-8.
-        #expect(try Authorization.basic(user: "Aladdin", password: "open sesame").fieldValue() == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+        #expect(
+            try Authorization.basic(user: "Aladdin", password: "open sesame").fieldValue()
+                == "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
         #expect(try Authorization.basic(user: "test", password: "123\u{A3}").fieldValue() == "Basic dGVzdDoxMjPCow==")
         #expect(throws: HTTPWireError.self) { try Authorization.basic(user: "a:b", password: "c").fieldValue() }
         #expect(try Authorization.bearer("abc.DEF-_~+/==").fieldValue() == "Bearer abc.DEF-_~+/==")
@@ -22,11 +24,16 @@ import Testing
         #expect("\(Authorization.basic(user: "u", password: "secret"))" == "Basic [redacted]")
     }
 
-    @Test("user:password@ in the URL is sent as Basic, and is neither in the target nor in Host", .timeLimit(.minutes(1)))
+    @Test(
+        "user:password@ in the URL is sent as Basic, and is neither in the target nor in Host", .timeLimit(.minutes(1)))
     func credentialsInURL() async throws {
-        try await withTestServer(routes: [TestRoute(.get, "/private", .text("ok"))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(.get, "/private", .text("ok"))]) {
+            (server: TestServer) async throws in
             let log = LogCollector()
-            let client = HTTPClient(configuration: { var c = ClientConfiguration(); c.logger = log.logger; return c }())
+            let client = HTTPClient(
+                configuration: {
+                    var c = ClientConfiguration(); c.logger = log.logger; return c
+                }())
             let url = server.baseURL.replacingOccurrences(of: "://", with: "://ada:p%40ss%3A1@") + "private"
             let response = try await client.get(url)
             #expect(response.status == .ok)
@@ -49,7 +56,8 @@ import Testing
                 $0.baseURL = server.baseURL.replacingOccurrences(of: "://", with: "://svc:key@")
             }
             _ = try await client.get("a")
-            #expect(server.requests.last?.fields["Authorization"] == "Basic " + Data("svc:key".utf8).base64EncodedString())
+            #expect(
+                server.requests.last?.fields["Authorization"] == "Basic " + Data("svc:key".utf8).base64EncodedString())
             _ = try await client.get("b", fields: ["Authorization": "Bearer mine"])
             #expect(server.requests.last?.fields["Authorization"] == "Bearer mine")
             await client.shutdown()
@@ -65,14 +73,16 @@ import Testing
             var options = RequestOptions()
             options.authorization = .basic(user: "one", password: "off")
             _ = try await client.get("b", options: options)
-            #expect(server.requests.last?.fields["Authorization"] == "Basic " + Data("one:off".utf8).base64EncodedString())
+            #expect(
+                server.requests.last?.fields["Authorization"] == "Basic " + Data("one:off".utf8).base64EncodedString())
             await client.shutdown()
         }
     }
 
     @Test("no credentials follow a redirect to another origin, whatever their source", .timeLimit(.minutes(1)))
     func crossOrigin() async throws {
-        try await withTestServer(routes: [TestRoute(nil, "/landing", .text("elsewhere"))]) { (away: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(nil, "/landing", .text("elsewhere"))]) {
+            (away: TestServer) async throws in
             try await withTestServer(routes: [
                 TestRoute(.get, "/go", TestResponse(status: 302, fields: ["Location": away.baseURL + "landing"]))
             ]) { (home: TestServer) async throws in
@@ -89,7 +99,8 @@ import Testing
 
     @Test("credentials in a redirect's Location are not taken", .timeLimit(.minutes(1)))
     func locationCredentials() async throws {
-        try await withTestServer(routes: [TestRoute(nil, "/landing", .text("ok"))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(nil, "/landing", .text("ok"))]) {
+            (server: TestServer) async throws in
             let location = server.baseURL.replacingOccurrences(of: "://", with: "://evil:pw@") + "landing"
             server.add(TestRoute(.get, "/go", TestResponse(status: 302, fields: ["Location": location])))
             let client = server.client()

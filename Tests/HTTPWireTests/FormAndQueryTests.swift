@@ -49,13 +49,17 @@ import Testing
         var brackets = URLEncodedFormEncoder()
         brackets.arrayKeys = .brackets
         #expect(try brackets.encode(value).filter { $0.name.hasPrefix("tags") }.map(\.name) == ["tags[]", "tags[]"])
-        #expect(try URLEncodedFormEncoder().encode(["when": Date(timeIntervalSince1970: 0)]) == ["when=1970-01-01T00:00:00Z"])
+        #expect(
+            try URLEncodedFormEncoder().encode(["when": Date(timeIntervalSince1970: 0)]) == [
+                "when=1970-01-01T00:00:00Z"
+            ])
         #expect(throws: EncodingError.self) { try URLEncodedFormEncoder().encode("bare") }
     }
 
     @Test("a form body is sent with its Content-Type, and the server reads back the pairs", .timeLimit(.minutes(1)))
     func postsForm() async throws {
-        try await withTestServer(routes: [TestRoute(.post, "/login", .text("ok"))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(.post, "/login", .text("ok"))]) {
+            (server: TestServer) async throws in
             let client = server.client()
             let form: URLEncodedForm = ["user": "ada lovelace", "password": "p&ss=w+rd %"]
             #expect(try await client.post("login", form: form).status == .ok)
@@ -64,7 +68,8 @@ import Testing
             #expect(received.formItems == form.items)
             // RequestBody.form in a request made by hand: the same bytes, and a caller's Content-Type wins.
             let request = HTTPRequest(
-                method: .post, url: "login", fields: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"],
+                method: .post, url: "login",
+                fields: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"],
                 body: .form(try URLEncodedForm(encoding: Owner(name: "B\u{E9}a"))))
             _ = try await client.send(request)
             #expect(server.requests.last?.fields["Content-Type"] == "application/x-www-form-urlencoded; charset=utf-8")
@@ -75,7 +80,8 @@ import Testing
 
     @Test("query items from an Encodable join a URL's existing query; + travels as %2B", .timeLimit(.minutes(1)))
     func queryItems() async throws {
-        try await withTestServer(routes: [TestRoute(.get, "/search", .text("ok"))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(.get, "/search", .text("ok"))]) {
+            (server: TestServer) async throws in
             let client = server.client()
             var request = HTTPRequest(url: "search?lang=en")
             request.queryItems = try URLEncodedFormEncoder().encode(

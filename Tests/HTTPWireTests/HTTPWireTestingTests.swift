@@ -8,7 +8,9 @@ import HTTPWireTesting
 import Testing
 
 @Suite struct HTTPWireTestingTests {
-    @Test("routes match by method and path, exactly or by prefix; the rest reaches the built-in routes", .timeLimit(.minutes(1)))
+    @Test(
+        "routes match by method and path, exactly or by prefix; the rest reaches the built-in routes",
+        .timeLimit(.minutes(1)))
     func matching() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/users/42", .text("ada")),

@@ -82,12 +82,14 @@ import Testing
         }
     }
 
-    @Test("Bearer: a 401 refreshes the token and retries once; many requests share one refresh", .timeLimit(.minutes(1)))
+    @Test(
+        "Bearer: a 401 refreshes the token and retries once; many requests share one refresh", .timeLimit(.minutes(1)))
     func bearerRefresh() async throws {
         let valid = Mutex("t1")
         let protected = TestRoute(.get, "/me") { request in
             request.fields["Authorization"] == "Bearer \(valid.withLock { $0 })"
-                ? .text("me") : TestResponse(status: 401, fields: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+                ? .text("me")
+                : TestResponse(status: 401, fields: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
         }
         try await withTestServer(routes: [protected]) { (server: TestServer) async throws in
             let refreshes = Mutex(0)

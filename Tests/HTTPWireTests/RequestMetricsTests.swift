@@ -7,7 +7,8 @@ import HTTPWireCodec
 import Testing
 
 @Suite struct RequestMetricsTests {
-    @Test("a new connection: lookup ≤ connect ≤ sent ≤ first byte ≤ complete; then a reused one", .timeLimit(.minutes(1)))
+    @Test(
+        "a new connection: lookup ≤ connect ≤ sent ≤ first byte ≤ complete; then a reused one", .timeLimit(.minutes(1)))
     func newThenReused() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -45,7 +46,8 @@ import Testing
         }
     }
 
-    @Test("a streamed response is complete only once its body is read; a large body's sent time", .timeLimit(.minutes(1)))
+    @Test(
+        "a streamed response is complete only once its body is read; a large body's sent time", .timeLimit(.minutes(1)))
     func streamed() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)

@@ -3,12 +3,15 @@
 
 import FixtureServer
 import Foundation
-@testable import HTTPWire
 import HTTPWireCodec
 import Testing
 
+@testable import HTTPWire
+
 @Suite struct RequestOptionsTests {
-    @Test("a request's total timeout overrides the client's; the client's still holds for others", .timeLimit(.minutes(1)))
+    @Test(
+        "a request's total timeout overrides the client's; the client's still holds for others", .timeLimit(.minutes(1))
+    )
     func totalTimeout() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server) { $0.timeouts.total = .seconds(30) }
@@ -46,7 +49,9 @@ import Testing
             let client = ClientFixture.client(for: server)
             let request = HTTPRequest(
                 url: "drip?bytes=5&interval_ms=1000",
-                options: { var options = RequestOptions(); options.timeouts.idle = .milliseconds(200); return options }())
+                options: {
+                    var options = RequestOptions(); options.timeouts.idle = .milliseconds(200); return options
+                }())
             await #expect(throws: HTTPWireError.timedOut(.body)) { _ = try await client.send(request) }
             await client.shutdown()
         }
@@ -87,7 +92,8 @@ import Testing
         }
     }
 
-    @Test("a download takes request options: credentials and redirects for each of its requests", .timeLimit(.minutes(1)))
+    @Test(
+        "a download takes request options: credentials and redirects for each of its requests", .timeLimit(.minutes(1)))
     func downloads() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)

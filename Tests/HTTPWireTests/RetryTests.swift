@@ -18,9 +18,11 @@ import Testing
     @Test("503 with Retry-After: 0, then 200: the caller sees the 200", .timeLimit(.minutes(1)))
     func retriesStatus() async throws {
         try await withTestServer(routes: [
-            TestRoute(.get, "/busy", responses: [
-                TestResponse(status: 503, fields: ["Retry-After": "0"]), TestResponse(status: 502), .text("done"),
-            ])
+            TestRoute(
+                .get, "/busy",
+                responses: [
+                    TestResponse(status: 503, fields: ["Retry-After": "0"]), TestResponse(status: 502), .text("done"),
+                ])
         ]) { (server: TestServer) async throws in
             let log = LogCollector()
             let client = server.client {
@@ -40,7 +42,8 @@ import Testing
     func retryAfterDate() async throws {
         let soon = HTTPDate.imfFixdate(secondsSinceEpoch: Int64(Date().timeIntervalSince1970) + 1)
         try await withTestServer(routes: [
-            TestRoute(.get, "/later", responses: [TestResponse(status: 503, fields: ["Retry-After": soon]), .text("ok")])
+            TestRoute(
+                .get, "/later", responses: [TestResponse(status: 503, fields: ["Retry-After": soon]), .text("ok")])
         ]) { (server: TestServer) async throws in
             let client = server.client { $0.retry = Self.quick }
             let started = ContinuousClock.now
@@ -53,7 +56,8 @@ import Testing
 
     @Test("retries give up with the last answer after maxRetries; no policy means no retry", .timeLimit(.minutes(1)))
     func givesUp() async throws {
-        try await withTestServer(routes: [TestRoute(.get, "/down", TestResponse(status: 503))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(.get, "/down", TestResponse(status: 503))]) {
+            (server: TestServer) async throws in
             let client = server.client { $0.retry = Self.quick }
             #expect(try await client.get("down").status.rawValue == 503)
             #expect(server.requests.count == 4)
@@ -62,7 +66,11 @@ import Testing
             #expect(server.requests.count == 5)
             // With validation, the last 503 becomes the error.
             await #expect(throws: HTTPWireError.self) {
-                _ = try await plain.get("down", options: { var o = RequestOptions(validation: .successful); o.retry = Self.quick; return o }())
+                _ = try await plain.get(
+                    "down",
+                    options: {
+                        var o = RequestOptions(validation: .successful); o.retry = Self.quick; return o
+                    }())
             }
             #expect(server.requests.count == 9)
             await client.shutdown()
@@ -72,7 +80,8 @@ import Testing
 
     @Test("a POST is never retried; a PUT is (RFC 9110 §9.2.2)", .timeLimit(.minutes(1)))
     func idempotentOnly() async throws {
-        try await withTestServer(routes: [TestRoute(nil, "/down", TestResponse(status: 503))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(nil, "/down", TestResponse(status: 503))]) {
+            (server: TestServer) async throws in
             let client = server.client { $0.retry = Self.quick }
             #expect(try await client.post("down", body: .bytes([1])).status.rawValue == 503)
             #expect(server.requests.count == 1)
@@ -85,9 +94,11 @@ import Testing
     @Test("connection failures are retried: empty reply, reset", .timeLimit(.minutes(1)))
     func connectionFailures() async throws {
         try await withTestServer(routes: [
-            TestRoute(.get, "/flaky", responses: [
-                TestResponse(failure: .closeWithoutResponse), TestResponse(failure: .reset), .text("ok"),
-            ])
+            TestRoute(
+                .get, "/flaky",
+                responses: [
+                    TestResponse(failure: .closeWithoutResponse), TestResponse(failure: .reset), .text("ok"),
+                ])
         ]) { (server: TestServer) async throws in
             let client = server.client { $0.retry = Self.quick }
             let response = try await client.get("flaky")

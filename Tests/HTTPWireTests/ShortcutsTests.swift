@@ -15,7 +15,8 @@ import Testing
 @Suite struct ShortcutsTests {
     @Test("URL and Data go wherever strings and bytes go", .timeLimit(.minutes(1)))
     func foundationTypes() async throws {
-        try await withTestServer(routes: [TestRoute(nil, "/items*", .text("ok"))]) { (server: TestServer) async throws in
+        try await withTestServer(routes: [TestRoute(nil, "/items*", .text("ok"))]) {
+            (server: TestServer) async throws in
             let client = HTTPClient()
             let url = try #require(URL(string: server.baseURL + "items?x=1"))
             #expect(try await client.get(url).data == Data("ok".utf8))
@@ -32,7 +33,9 @@ import Testing
     func methods() async throws {
         struct Change: Encodable, Sendable { var name: String }
         try await withTestServer(routes: [
-            TestRoute(nil, "/thing", TestResponse(status: 200, fields: ["Allow": "GET, PATCH, OPTIONS"], body: Array("thing".utf8)))
+            TestRoute(
+                nil, "/thing",
+                TestResponse(status: 200, fields: ["Allow": "GET, PATCH, OPTIONS"], body: Array("thing".utf8)))
         ]) { (server: TestServer) async throws in
             let client = server.client()
             _ = try await client.patch("thing", json: Change(name: "new"))

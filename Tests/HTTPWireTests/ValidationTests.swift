@@ -3,10 +3,11 @@
 // server's JSON error decodes from it; `decode` refuses a non-2xx the same way.
 
 import FixtureServer
-@testable import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct ValidationTests {
     struct APIError: Codable, Equatable, Sendable {
@@ -88,7 +89,8 @@ import Testing
     func perRequest() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let strict = makeClient(server) { $0.validation = .successful }
-            #expect(try await strict.get("users/7", options: RequestOptions(validation: .acceptingAll)).status == .notFound)
+            #expect(
+                try await strict.get("users/7", options: RequestOptions(validation: .acceptingAll)).status == .notFound)
             let lenient = makeClient(server)
             await #expect(throws: HTTPWireError.self) {
                 _ = try await lenient.get("users/7", options: RequestOptions(validation: .successful))
@@ -136,7 +138,9 @@ import Testing
         #expect(UnacceptableResponse.ranges([]) == "none")
     }
 
-    private func makeClient(_ server: TestServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }) -> HTTPClient {
+    private func makeClient(_ server: TestServer, _ configure: (inout ClientConfiguration) -> Void = { _ in })
+        -> HTTPClient
+    {
         var configuration = ClientConfiguration()
         configuration.baseURL = server.baseURL
         configure(&configuration)

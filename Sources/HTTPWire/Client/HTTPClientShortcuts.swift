@@ -113,6 +113,7 @@ extension HTTPClient {
         if !all.contains("Content-Type") { all.append(name: "Content-Type", value: "application/json") }
         if !all.contains("Accept") { all.append(name: "Accept", value: "application/json") }
         let encoder = options.jsonEncoder ?? configuration.jsonEncoder
-        return HTTPRequest(method: method, url: url, fields: all, body: try .json(value, encoder: encoder), options: options)
+        return HTTPRequest(
+            method: method, url: url, fields: all, body: try .json(value, encoder: encoder), options: options)
     }
 }

@@ -58,8 +58,7 @@ extension HTTPMiddleware {
     }
 
     /// Leaves the body as received.
-    public func bodyDecoder(for head: inout ResponseHead, to request: OutgoingRequest) -> (any ResponseBodyDecoder)?
-    {
+    public func bodyDecoder(for head: inout ResponseHead, to request: OutgoingRequest) -> (any ResponseBodyDecoder)? {
         nil
     }
 }
