@@ -193,7 +193,7 @@ private struct CommandParser {
     private mutating func check() throws(UsageError) {
         if !parsed.dataPieces.isEmpty {
             if case .file? = parsed.body { throw error("-d @FILE cannot be combined with other -d data") }
-            if case .json? = parsed.body { throw error("give one body: --json or --data, not both") }
+            if case .json? = parsed.body { throw error("give one body: --json or --data, once") }
             if !parsed.dataInQuery { parsed.body = .text(parsed.dataPieces.joined(separator: "&")) }
         }
         if command == .get && parsed.command == .get && parsed.body != nil && !parsed.dataInQuery {

@@ -131,8 +131,14 @@ import Testing
             for spelling in option.spellings {
                 let value =
                     option == .form
-                    ? "b=2" : option == .header ? "A: b" : option == .sha256 ? String(repeating: "a", count: 64) : "1"
-                let words = [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + form + operands
+                    ? "b=2"
+                    : option == .header
+                        ? "A: b"
+                        : option == .sha256 ? String(repeating: "a", count: 64) : option == .user ? "a:b" : "1"
+                // `wire get` sends -d data only in the query, with -G.
+                let query = command == .get && (option == .data || option == .dataURLEncode) ? ["-G"] : []
+                let words =
+                    [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + query + form + operands
                 if option.commands.contains(command) {
                     #expect(throws: Never.self, "\(words)") { try Arguments.parse(words) }
                 } else {
