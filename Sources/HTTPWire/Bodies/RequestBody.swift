@@ -46,7 +46,7 @@ public enum RequestBody: Sendable {
     }
 
     /// A JSON body from an `Encodable` value, encoded now with `encoder` (the caller adds `Content-Type`, or
-    /// uses ``HTTPClient/post(_:json:fields:options:)``, which does and takes the client's encoder).
+    /// uses ``HTTPClient/post(_:json:fields:options:)-(String,_,_,_)``, which does and takes the client's encoder).
     public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder = JSONEncoder()) throws
         -> RequestBody
     {

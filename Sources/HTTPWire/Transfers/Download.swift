@@ -23,7 +23,7 @@ import HTTPWireTransport
     import Glibc
 #endif
 
-/// A download started with ``HTTPClient/download(from:to:options:)`` or
+/// A download started with ``HTTPClient/download(from:to:options:)-(String,_,_)`` or
 /// ``HTTPClient/download(from:toDirectory:options:)``.
 ///
 /// ```swift

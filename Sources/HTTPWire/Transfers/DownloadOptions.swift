@@ -8,7 +8,7 @@
 
 import HTTPWireCodec
 
-/// Choices for one download made with ``HTTPClient/download(from:to:options:)``.
+/// Choices for one download made with ``HTTPClient/download(from:to:options:)-(String,_,_)``.
 ///
 /// ```swift
 /// var options = DownloadOptions()
