@@ -7,6 +7,7 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
+import TestSupport
 import Testing
 
 @Suite struct AuthenticationTests {
@@ -25,7 +26,7 @@ import Testing
     }
 
     @Test(
-        "user:password@ in the URL is sent as Basic, and is neither in the target nor in Host", .timeLimit(.minutes(1)))
+        "user:password@ in the URL is sent as Basic, and is neither in the target nor in Host", .timeLimit(.scaledMinutes(1)))
     func credentialsInURL() async throws {
         try await withTestServer(routes: [TestRoute(.get, "/private", .text("ok"))]) {
             (server: TestServer) async throws in
@@ -49,7 +50,7 @@ import Testing
         }
     }
 
-    @Test("a base URL's credentials go to its origin; the request's own field wins", .timeLimit(.minutes(1)))
+    @Test("a base URL's credentials go to its origin; the request's own field wins", .timeLimit(.scaledMinutes(1)))
     func baseURLCredentials() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/*", .text("ok"))]) { (server: TestServer) async throws in
             let client = server.client {
@@ -64,7 +65,7 @@ import Testing
         }
     }
 
-    @Test("options and client credentials: per request wins over the client", .timeLimit(.minutes(1)))
+    @Test("options and client credentials: per request wins over the client", .timeLimit(.scaledMinutes(1)))
     func optionCredentials() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/*", .text("ok"))]) { (server: TestServer) async throws in
             let client = server.client { $0.authorization = .bearer("client-token") }
@@ -79,7 +80,7 @@ import Testing
         }
     }
 
-    @Test("no credentials follow a redirect to another origin, whatever their source", .timeLimit(.minutes(1)))
+    @Test("no credentials follow a redirect to another origin, whatever their source", .timeLimit(.scaledMinutes(1)))
     func crossOrigin() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/landing", .text("elsewhere"))]) {
             (away: TestServer) async throws in
@@ -97,7 +98,7 @@ import Testing
         }
     }
 
-    @Test("credentials in a redirect's Location are not taken", .timeLimit(.minutes(1)))
+    @Test("credentials in a redirect's Location are not taken", .timeLimit(.scaledMinutes(1)))
     func locationCredentials() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/landing", .text("ok"))]) {
             (server: TestServer) async throws in

@@ -5,6 +5,7 @@
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationEssentials)
@@ -56,7 +57,7 @@ import Testing
         #expect(throws: EncodingError.self) { try URLEncodedFormEncoder().encode("bare") }
     }
 
-    @Test("a form body is sent with its Content-Type, and the server reads back the pairs", .timeLimit(.minutes(1)))
+    @Test("a form body is sent with its Content-Type, and the server reads back the pairs", .timeLimit(.scaledMinutes(1)))
     func postsForm() async throws {
         try await withTestServer(routes: [TestRoute(.post, "/login", .text("ok"))]) {
             (server: TestServer) async throws in
@@ -78,7 +79,7 @@ import Testing
         }
     }
 
-    @Test("query items from an Encodable join a URL's existing query; + travels as %2B", .timeLimit(.minutes(1)))
+    @Test("query items from an Encodable join a URL's existing query; + travels as %2B", .timeLimit(.scaledMinutes(1)))
     func queryItems() async throws {
         try await withTestServer(routes: [TestRoute(.get, "/search", .text("ok"))]) {
             (server: TestServer) async throws in
@@ -101,7 +102,7 @@ import Testing
         var startsAt: Date
     }
 
-    @Test("JSON coders set on the client apply to shortcuts and decode; a request's own wins", .timeLimit(.minutes(1)))
+    @Test("JSON coders set on the client apply to shortcuts and decode; a request's own wins", .timeLimit(.scaledMinutes(1)))
     func jsonSettings() async throws {
         let echo = TestRoute(.post, "/events") { request in
             TestResponse(status: 201, fields: ["Content-Type": "application/json"], body: request.body)

@@ -5,12 +5,13 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
+import TestSupport
 import Testing
 
 @Suite struct HTTPWireTestingTests {
     @Test(
         "routes match by method and path, exactly or by prefix; the rest reaches the built-in routes",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func matching() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/users/42", .text("ada")),
@@ -31,7 +32,7 @@ import Testing
         }
     }
 
-    @Test("a route sees the request and its body; routes can be added while the server runs", .timeLimit(.minutes(1)))
+    @Test("a route sees the request and its body; routes can be added while the server runs", .timeLimit(.scaledMinutes(1)))
     func dynamic() async throws {
         struct Note: Codable, Sendable, Equatable { var text: String }
         try await withTestServer { (server: TestServer) async throws in
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test(
-        "failures on demand become the client's typed errors", .timeLimit(.minutes(1)),
+        "failures on demand become the client's typed errors", .timeLimit(.scaledMinutes(1)),
         arguments: [
             (TestResponse.Failure.closeWithoutResponse, "empty"), (.closeAfterHead, "truncated"),
             (.truncateBody(afterBytes: 5), "truncated"), (.reset, "reset"),
@@ -69,7 +70,7 @@ import Testing
         }
     }
 
-    @Test("a delay holds the head; a server that never answers meets the head timeout", .timeLimit(.minutes(1)))
+    @Test("a delay holds the head; a server that never answers meets the head timeout", .timeLimit(.scaledMinutes(1)))
     func delays() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/slow", .text("late", delay: .milliseconds(300))),
@@ -85,7 +86,7 @@ import Testing
         }
     }
 
-    @Test("responses in turn: the last one repeats", .timeLimit(.minutes(1)))
+    @Test("responses in turn: the last one repeats", .timeLimit(.scaledMinutes(1)))
     func inTurn() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/n", responses: [.text("1"), .text("2")])

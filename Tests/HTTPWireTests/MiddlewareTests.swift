@@ -7,6 +7,7 @@ import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct MiddlewareTests {
@@ -26,7 +27,7 @@ import Testing
         }
     }
 
-    @Test("adapters run for every hop; handlers see interim, redirect and final heads", .timeLimit(.minutes(1)))
+    @Test("adapters run for every hop; handlers see interim, redirect and final heads", .timeLimit(.scaledMinutes(1)))
     func everyHop() async throws {
         try await withTestServer(routes: []) { (server: TestServer) async throws in
             let recorder = Recorder()
@@ -42,7 +43,7 @@ import Testing
         }
     }
 
-    @Test("fields an adapter adds are set afresh for each hop, not carried over", .timeLimit(.minutes(1)))
+    @Test("fields an adapter adds are set afresh for each hop, not carried over", .timeLimit(.scaledMinutes(1)))
     func freshPerHop() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/a", TestResponse(status: 302, fields: ["Location": "/b"])),
@@ -62,7 +63,7 @@ import Testing
         }
     }
 
-    @Test("a handler's retry sends the same hop again, capped per request", .timeLimit(.minutes(1)))
+    @Test("a handler's retry sends the same hop again, capped per request", .timeLimit(.scaledMinutes(1)))
     func handlerRetry() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/early", responses: [TestResponse(status: 425), .text("ok")]),
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test(
-        "Bearer: a 401 refreshes the token and retries once; many requests share one refresh", .timeLimit(.minutes(1)))
+        "Bearer: a 401 refreshes the token and retries once; many requests share one refresh", .timeLimit(.scaledMinutes(1)))
     func bearerRefresh() async throws {
         let valid = Mutex("t1")
         let protected = TestRoute(.get, "/me") { request in
@@ -119,7 +120,7 @@ import Testing
         }
     }
 
-    @Test("Bearer tokens stay with the original origin across redirects", .timeLimit(.minutes(1)))
+    @Test("Bearer tokens stay with the original origin across redirects", .timeLimit(.scaledMinutes(1)))
     func bearerOrigin() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/x", .text("away"))]) { (away: TestServer) async throws in
             try await withTestServer(routes: [
@@ -153,7 +154,7 @@ import Testing
         }
     }
 
-    @Test("a body decoder sits between the exchange and the caller", .timeLimit(.minutes(1)))
+    @Test("a body decoder sits between the exchange and the caller", .timeLimit(.scaledMinutes(1)))
     func bodyDecoder() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/loud", .text("hello", fields: ["Content-Encoding": "x-shout"])),
@@ -181,7 +182,7 @@ import Testing
         }
     }
 
-    @Test("what adapters produce is checked like any request", .timeLimit(.minutes(1)))
+    @Test("what adapters produce is checked like any request", .timeLimit(.scaledMinutes(1)))
     func adaptedFieldsChecked() async throws {
         try await withTestServer(routes: []) { (server: TestServer) async throws in
             let client = server.client { $0.middleware = [Injecting()] }

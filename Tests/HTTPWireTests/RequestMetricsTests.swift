@@ -4,11 +4,13 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite struct RequestMetricsTests {
     @Test(
-        "a new connection: lookup ≤ connect ≤ sent ≤ first byte ≤ complete; then a reused one", .timeLimit(.minutes(1)))
+        "a new connection: lookup ≤ connect ≤ sent ≤ first byte ≤ complete; then a reused one",
+        .timeLimit(.scaledMinutes(1)))
     func newThenReused() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -34,7 +36,7 @@ import Testing
         }
     }
 
-    @Test("redirects are counted, and the times run from the start of the call", .timeLimit(.minutes(1)))
+    @Test("redirects are counted, and the times run from the start of the call", .timeLimit(.scaledMinutes(1)))
     func redirects() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -47,7 +49,8 @@ import Testing
     }
 
     @Test(
-        "a streamed response is complete only once its body is read; a large body's sent time", .timeLimit(.minutes(1)))
+        "a streamed response is complete only once its body is read; a large body's sent time",
+        .timeLimit(.scaledMinutes(1)))
     func streamed() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -64,15 +67,16 @@ import Testing
         }
     }
 
-    @Test("https: the TLS handshake time comes after connect", .timeLimit(.minutes(1)))
+    @Test("https: the TLS handshake time comes after connect", .timeLimit(.scaledMinutes(1)))
     func tls() async throws {
+        let caPath = try await TestCertificates.path("ca.pem")
         let tls = TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
-            privateKey: .file(path: try TestCertificates.path("leaf.key")))
+            certificateChain: .file(path: try await TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try await TestCertificates.path("leaf.key")))
         try await withFixtureServer(tls: tls) { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server) {
                 $0.tls = TLSConfiguration(
-                    trustsSystemRoots: false, additionalTrustRoots: [.file(path: try! TestCertificates.path("ca.pem"))])
+                    trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)])
             }
             let metrics = try await client.get("json").metrics
             let handshake = try #require(metrics.tlsHandshake)

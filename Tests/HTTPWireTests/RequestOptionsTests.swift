@@ -4,29 +4,33 @@
 import FixtureServer
 import Foundation
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
 
 @Suite struct RequestOptionsTests {
     @Test(
-        "a request's total timeout overrides the client's; the client's still holds for others", .timeLimit(.minutes(1))
+        "a request's total timeout overrides the client's; the client's still holds for others",
+        .timeLimit(.scaledMinutes(1))
     )
     func totalTimeout() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
-            let client = ClientFixture.client(for: server) { $0.timeouts.total = .seconds(30) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.total = .seconds(30).scaled }
             var request = HTTPRequest(url: "delay?ms=3000")
             request.options.timeouts.total = .milliseconds(200)
             let started = ContinuousClock.now
             await #expect(throws: HTTPWireError.timedOut(.total)) { _ = try await client.send(request) }
-            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(ContinuousClock.now - started < .seconds(3).scaled)
             // The client's own 30 s still lets a short delay through.
             #expect(try await client.get("delay?ms=10").status == .ok)
             await client.shutdown()
         }
     }
 
-    @Test("a head timeout bounds the wait for the response head, reported as the head phase", .timeLimit(.minutes(1)))
+    @Test(
+        "a head timeout bounds the wait for the response head, reported as the head phase",
+        .timeLimit(.scaledMinutes(1)))
     func headTimeout() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -36,14 +40,16 @@ import Testing
             // The same option on the client.
             let strict = ClientFixture.client(for: server) { $0.timeouts.head = .milliseconds(200) }
             await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await strict.get("delay?ms=3000") }
-            // A body that drips slower than the head timeout is not the head: only idle applies to it.
-            #expect(try await strict.get("drip?bytes=3&interval_ms=150").body.count == 3)
+            // A body that drips for longer than the head timeout is not the head: only idle applies to it.
+            let patient = ClientFixture.client(for: server) { $0.timeouts.head = .seconds(1).scaled }
+            #expect(try await patient.get("drip?bytes=4&interval_ms=\(Int(400 * TestTime.scale))").body.count == 4)
+            await patient.shutdown()
             await client.shutdown()
             await strict.shutdown()
         }
     }
 
-    @Test("a request's idle timeout overrides the client's", .timeLimit(.minutes(1)))
+    @Test("a request's idle timeout overrides the client's", .timeLimit(.scaledMinutes(1)))
     func idleTimeout() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -57,7 +63,7 @@ import Testing
         }
     }
 
-    @Test("a request's redirect policy overrides the client's", .timeLimit(.minutes(1)))
+    @Test("a request's redirect policy overrides the client's", .timeLimit(.scaledMinutes(1)))
     func redirects() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -72,7 +78,7 @@ import Testing
         }
     }
 
-    @Test("an upload takes the same options: its own timeout and validation", .timeLimit(.minutes(1)))
+    @Test("an upload takes the same options: its own timeout and validation", .timeLimit(.scaledMinutes(1)))
     func uploads() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)
@@ -93,7 +99,8 @@ import Testing
     }
 
     @Test(
-        "a download takes request options: credentials and redirects for each of its requests", .timeLimit(.minutes(1)))
+        "a download takes request options: credentials and redirects for each of its requests",
+        .timeLimit(.scaledMinutes(1)))
     func downloads() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server)

@@ -7,6 +7,7 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
+import TestSupport
 import Testing
 
 @Suite struct RetryTests {
@@ -15,7 +16,7 @@ import Testing
         maxRetries: 3, initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(50),
         retryableStatuses: [502, 503, 504])
 
-    @Test("503 with Retry-After: 0, then 200: the caller sees the 200", .timeLimit(.minutes(1)))
+    @Test("503 with Retry-After: 0, then 200: the caller sees the 200", .timeLimit(.scaledMinutes(1)))
     func retriesStatus() async throws {
         try await withTestServer(routes: [
             TestRoute(
@@ -38,7 +39,7 @@ import Testing
         }
     }
 
-    @Test("Retry-After as an HTTP-date is honoured", .timeLimit(.minutes(1)))
+    @Test("Retry-After as an HTTP-date is honoured", .timeLimit(.scaledMinutes(1)))
     func retryAfterDate() async throws {
         let soon = HTTPDate.imfFixdate(secondsSinceEpoch: Int64(Date().timeIntervalSince1970) + 1)
         try await withTestServer(routes: [
@@ -54,7 +55,9 @@ import Testing
         }
     }
 
-    @Test("retries give up with the last answer after maxRetries; no policy means no retry", .timeLimit(.minutes(1)))
+    @Test(
+        "retries give up with the last answer after maxRetries; no policy means no retry", .timeLimit(.scaledMinutes(1))
+    )
     func givesUp() async throws {
         try await withTestServer(routes: [TestRoute(.get, "/down", TestResponse(status: 503))]) {
             (server: TestServer) async throws in
@@ -78,7 +81,7 @@ import Testing
         }
     }
 
-    @Test("a POST is never retried; a PUT is (RFC 9110 §9.2.2)", .timeLimit(.minutes(1)))
+    @Test("a POST is never retried; a PUT is (RFC 9110 §9.2.2)", .timeLimit(.scaledMinutes(1)))
     func idempotentOnly() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/down", TestResponse(status: 503))]) {
             (server: TestServer) async throws in
@@ -91,7 +94,7 @@ import Testing
         }
     }
 
-    @Test("connection failures are retried: empty reply, reset", .timeLimit(.minutes(1)))
+    @Test("connection failures are retried: empty reply, reset", .timeLimit(.scaledMinutes(1)))
     func connectionFailures() async throws {
         try await withTestServer(routes: [
             TestRoute(
@@ -108,24 +111,24 @@ import Testing
         }
     }
 
-    @Test("a wait that would pass the total timeout is not started", .timeLimit(.minutes(1)))
+    @Test("a wait that would pass the total timeout is not started", .timeLimit(.scaledMinutes(1)))
     func respectsTotalTimeout() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/slow-down", TestResponse(status: 503, fields: ["Retry-After": "30"]))
         ]) { (server: TestServer) async throws in
             let client = server.client {
                 $0.retry = .idempotent
-                $0.timeouts.total = .seconds(5)
+                $0.timeouts.total = .seconds(5).scaled
             }
             let started = ContinuousClock.now
             #expect(try await client.get("slow-down").status.rawValue == 503)
-            #expect(ContinuousClock.now - started < .seconds(3))
+            #expect(ContinuousClock.now - started < .seconds(3).scaled)
             #expect(server.requests.count == 1)
             await client.shutdown()
         }
     }
 
-    @Test("cancelling during a backoff ends the request at once", .timeLimit(.minutes(1)))
+    @Test("cancelling during a backoff ends the request at once", .timeLimit(.scaledMinutes(1)))
     func cancelledBackoff() async throws {
         try await withTestServer(routes: [
             TestRoute(.get, "/wait", TestResponse(status: 503, fields: ["Retry-After": "60"]))
@@ -139,7 +142,7 @@ import Testing
         }
     }
 
-    @Test("a download with no retry policy of its own retries with the client's", .timeLimit(.minutes(1)))
+    @Test("a download with no retry policy of its own retries with the client's", .timeLimit(.scaledMinutes(1)))
     func downloadUsesClientPolicy() async throws {
         try await withFixtureServer { (server: FixtureServer) async throws in
             let client = ClientFixture.client(for: server) { $0.retry = Self.quick }

@@ -4,6 +4,7 @@
 
 import HTTPWire
 import HTTPWireTesting
+import TestSupport
 import Testing
 
 #if canImport(FoundationEssentials)
@@ -13,7 +14,7 @@ import Testing
 #endif
 
 @Suite struct ShortcutsTests {
-    @Test("URL and Data go wherever strings and bytes go", .timeLimit(.minutes(1)))
+    @Test("URL and Data go wherever strings and bytes go", .timeLimit(.scaledMinutes(1)))
     func foundationTypes() async throws {
         try await withTestServer(routes: [TestRoute(nil, "/items*", .text("ok"))]) {
             (server: TestServer) async throws in
@@ -29,7 +30,7 @@ import Testing
         }
     }
 
-    @Test("patch, head and options send their methods", .timeLimit(.minutes(1)))
+    @Test("patch, head and options send their methods", .timeLimit(.scaledMinutes(1)))
     func methods() async throws {
         struct Change: Encodable, Sendable { var name: String }
         try await withTestServer(routes: [

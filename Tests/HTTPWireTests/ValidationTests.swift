@@ -5,6 +5,7 @@
 import FixtureServer
 import HTTPWireCodec
 import HTTPWireTesting
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -28,7 +29,7 @@ import Testing
         TestRoute(.get, "/empty", TestResponse(status: 204)),
     ]
 
-    @Test("without validation every status is returned as it came", .timeLimit(.minutes(1)))
+    @Test("without validation every status is returned as it came", .timeLimit(.scaledMinutes(1)))
     func offByDefault() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let client = makeClient(server)
@@ -37,7 +38,7 @@ import Testing
         }
     }
 
-    @Test("a failing status throws with the head and the body; the JSON error decodes", .timeLimit(.minutes(1)))
+    @Test("a failing status throws with the head and the body; the JSON error decodes", .timeLimit(.scaledMinutes(1)))
     func statusFailure() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let client = makeClient(server) { $0.validation = .successful }
@@ -61,7 +62,7 @@ import Testing
         }
     }
 
-    @Test("content types are checked by type/subtype, with wildcards", .timeLimit(.minutes(1)))
+    @Test("content types are checked by type/subtype, with wildcards", .timeLimit(.scaledMinutes(1)))
     func contentTypes() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let client = makeClient(server) {
@@ -85,7 +86,7 @@ import Testing
         }
     }
 
-    @Test("a request can turn its client's validation on or off", .timeLimit(.minutes(1)))
+    @Test("a request can turn its client's validation on or off", .timeLimit(.scaledMinutes(1)))
     func perRequest() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let strict = makeClient(server) { $0.validation = .successful }
@@ -103,7 +104,7 @@ import Testing
         }
     }
 
-    @Test("the body preview is bounded; a longer body is cut and its connection closed", .timeLimit(.minutes(1)))
+    @Test("the body preview is bounded; a longer body is cut and its connection closed", .timeLimit(.scaledMinutes(1)))
     func boundedPreview() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let client = makeClient(server) { $0.validation = .successful }
@@ -117,7 +118,7 @@ import Testing
         }
     }
 
-    @Test("decode refuses a non-2xx with the same error, whatever the validation", .timeLimit(.minutes(1)))
+    @Test("decode refuses a non-2xx with the same error, whatever the validation", .timeLimit(.scaledMinutes(1)))
     func decodeOnError() async throws {
         try await withTestServer(routes: Self.routes) { (server: TestServer) async throws in
             let client = makeClient(server)

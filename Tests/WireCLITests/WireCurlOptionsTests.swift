@@ -5,6 +5,7 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 @testable import wire
@@ -67,7 +68,7 @@ import Testing
         #expect(speed.render(status: 200, url: "", contentType: nil, metrics: metrics) == "2000")
     }
 
-    @Test("post -d sends a form; --data-urlencode and -u arrive as curl sends them", .timeLimit(.minutes(1)))
+    @Test("post -d sends a form; --data-urlencode and -u arrive as curl sends them", .timeLimit(.scaledMinutes(1)))
     func formAndUser() async throws {
         try await withFixtureServer { server in
             let result = try await WireProcess.run([
@@ -85,7 +86,7 @@ import Testing
         }
     }
 
-    @Test("-G puts the data in the query of a GET; -X changes the method", .timeLimit(.minutes(1)))
+    @Test("-G puts the data in the query of a GET; -X changes the method", .timeLimit(.scaledMinutes(1)))
     func queryAndMethod() async throws {
         try await withFixtureServer { server in
             let result = try await WireProcess.run([
@@ -100,7 +101,7 @@ import Testing
         }
     }
 
-    @Test("-I prints the head of a HEAD request; -L is accepted and redirects are followed", .timeLimit(.minutes(1)))
+    @Test("-I prints the head of a HEAD request; -L is accepted and redirects are followed", .timeLimit(.scaledMinutes(1)))
     func headAndLocation() async throws {
         try await withFixtureServer { server in
             let result = try await WireProcess.run(["get", "-I", "-L", server.baseURL + "redirect/1"])
@@ -110,7 +111,7 @@ import Testing
         }
     }
 
-    @Test("-w prints the status, sizes, times and connections after the body", .timeLimit(.minutes(1)))
+    @Test("-w prints the status, sizes, times and connections after the body", .timeLimit(.scaledMinutes(1)))
     func writeOut() async throws {
         try await withFixtureServer { server in
             let format =
