@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test(
-        "user:password@ in the URL is sent as Basic, and is neither in the target nor in Host", .timeLimit(.scaledMinutes(1)))
+        "user:password@ in the URL is sent as Basic, and is neither in the target nor in Host",
+        .timeLimit(.scaledMinutes(1)))
     func credentialsInURL() async throws {
         try await withTestServer(routes: [TestRoute(.get, "/private", .text("ok"))]) {
             (server: TestServer) async throws in

@@ -57,7 +57,8 @@ import Testing
         #expect(throws: EncodingError.self) { try URLEncodedFormEncoder().encode("bare") }
     }
 
-    @Test("a form body is sent with its Content-Type, and the server reads back the pairs", .timeLimit(.scaledMinutes(1)))
+    @Test(
+        "a form body is sent with its Content-Type, and the server reads back the pairs", .timeLimit(.scaledMinutes(1)))
     func postsForm() async throws {
         try await withTestServer(routes: [TestRoute(.post, "/login", .text("ok"))]) {
             (server: TestServer) async throws in
@@ -102,7 +103,9 @@ import Testing
         var startsAt: Date
     }
 
-    @Test("JSON coders set on the client apply to shortcuts and decode; a request's own wins", .timeLimit(.scaledMinutes(1)))
+    @Test(
+        "JSON coders set on the client apply to shortcuts and decode; a request's own wins",
+        .timeLimit(.scaledMinutes(1)))
     func jsonSettings() async throws {
         let echo = TestRoute(.post, "/events") { request in
             TestResponse(status: 201, fields: ["Content-Type": "application/json"], body: request.body)

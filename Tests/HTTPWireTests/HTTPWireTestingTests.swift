@@ -32,7 +32,9 @@ import Testing
         }
     }
 
-    @Test("a route sees the request and its body; routes can be added while the server runs", .timeLimit(.scaledMinutes(1)))
+    @Test(
+        "a route sees the request and its body; routes can be added while the server runs",
+        .timeLimit(.scaledMinutes(1)))
     func dynamic() async throws {
         struct Note: Codable, Sendable, Equatable { var text: String }
         try await withTestServer { (server: TestServer) async throws in

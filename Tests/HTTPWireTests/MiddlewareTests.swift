@@ -84,7 +84,8 @@ import Testing
     }
 
     @Test(
-        "Bearer: a 401 refreshes the token and retries once; many requests share one refresh", .timeLimit(.scaledMinutes(1)))
+        "Bearer: a 401 refreshes the token and retries once; many requests share one refresh",
+        .timeLimit(.scaledMinutes(1)))
     func bearerRefresh() async throws {
         let valid = Mutex("t1")
         let protected = TestRoute(.get, "/me") { request in

@@ -101,7 +101,9 @@ import Testing
         }
     }
 
-    @Test("-I prints the head of a HEAD request; -L is accepted and redirects are followed", .timeLimit(.scaledMinutes(1)))
+    @Test(
+        "-I prints the head of a HEAD request; -L is accepted and redirects are followed", .timeLimit(.scaledMinutes(1))
+    )
     func headAndLocation() async throws {
         try await withFixtureServer { server in
             let result = try await WireProcess.run(["get", "-I", "-L", server.baseURL + "redirect/1"])
