@@ -13,7 +13,7 @@
 //      is ignored.
 //   3. `bodyDecoder` with the final head, to put a decoder between the exchange and the caller (the
 //      place for `Content-Encoding: gzip`); it may rewrite the head the caller sees.
-// Retries asked for by handlers go through the same loop as the retry policy's (`HTTPClient+Retry.swift`)
+// Retries asked for by handlers go through the same loop as the retry policy's (`HTTPClient.stream`)
 // and are capped at `HTTPClient.maxMiddlewareRetries` per request, so a handler that always says "retry"
 // cannot loop forever. A client without middleware skips all of this.
 
