@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .library(name: "HTTPWireCodec", targets: ["HTTPWireCodec"]),
         .library(name: "HTTPWire", targets: ["HTTPWire"]),
+        // An in-process loopback server for the tests of apps that use HTTPWire (FixtureServer + your routes).
+        .library(name: "HTTPWireTesting", targets: ["HTTPWireTesting"]),
         .executable(name: "wire", targets: ["wire"]),
     ],
     targets: [
@@ -29,6 +31,8 @@ let package = Package(
         .target(name: "HTTPWireTransport", dependencies: ["COpenSSL", "CSystem"]),
         .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport"]),
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport"]),
+        .target(
+            name: "HTTPWireTesting", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "FixtureServer"]),
         .executableTarget(name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "Examples"]),
         // The examples, one scenario per file and each a function on the public API: `swift run RunExample NAME
         // ARGS` runs one against any server, and `wire demo` runs every one against its server and checks it.
@@ -52,7 +56,8 @@ let package = Package(
         // other blocking calls run off the cooperative pool, and a closed port nobody else can take.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
-            name: "HTTPWireTests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "TestSupport"]),
+            name: "HTTPWireTests",
+            dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "HTTPWireTesting", "TestSupport"]),
         // Depends on wire so tests can `@testable import wire` (ProgressBar, Arguments) and so the wire binary
         // is built next to the test bundle, where the tests run it as a user would.
         .testTarget(

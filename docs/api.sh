@@ -22,6 +22,21 @@ surface() {
 import glob, json, os, sys
 root = sys.argv[1]
 lines = set()
+modules = set(os.listdir(root))
+
+def reexported(usr, module):
+    # A Swift USR starts with its declaring module: `s:13HTTPWireCodec6StatusV` is HTTPWireCodec's Status.
+    digits = ""
+    for character in usr[2:] if usr.startswith("s:") else "":
+        if not character.isdigit():
+            break
+        digits += character
+    if not digits:
+        return False
+    start = 2 + len(digits)
+    owner = usr[start:start + int(digits)]
+    return owner != module and owner in modules
+
 for module in sorted(os.listdir(root)):
     for path in sorted(glob.glob(os.path.join(root, module, "*.symbols.json"))):
         with open(path) as handle:
@@ -30,6 +45,9 @@ for module in sorted(os.listdir(root)):
             # No location: synthesized by the compiler or inherited from a protocol extension (`!=`,
             # `hash(into:)`), not declared here.
             if symbol.get("accessLevel") != "public" or "location" not in symbol:
+                continue
+            # Re-exported (`@_exported import HTTPWireCodec` in HTTPWire): listed once, under its own module.
+            if reexported(symbol["identifier"]["precise"], module):
                 continue
             name = ".".join(symbol["pathComponents"])
             declaration = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))

@@ -152,6 +152,8 @@ printf '// The fragments of README.md and the DocC catalogs, one function each, 
     printf 'let libraries: [Target.Dependency] = [\n'
     printf '    .product(name: "HTTPWire", package: "%s"), .product(name: "HTTPWireCodec", package: "%s"),\n' \
         "$IDENTITY" "$IDENTITY"
+    # The test server apps use (TestingYourApp.md); its samples also import the toolchain's Testing.
+    printf '    .product(name: "HTTPWireTesting", package: "%s"),\n' "$IDENTITY"
     printf ']\n\n'
     printf 'let package = Package(\n'
     printf '    name: "DocSamples",\n'

@@ -9,8 +9,8 @@ package enum DeleteDownload {
     /// `RunExample delete-download file.bin ...`: removes each destination's data.
     package static func run(destinations: [String], log: (String) -> Void = { print($0) }) async throws {
         for destination in destinations {
-            let stored = await Download.storedProgress(forDestination: destination)
-            try await Download.removeData(forDestination: destination)
+            let stored = await Download.storedProgress(destination: destination)
+            try await Download.removeData(destination: destination)
             log("removed \(destination) (partial data: \(stored?.receivedBytes ?? 0) bytes)")
         }
     }

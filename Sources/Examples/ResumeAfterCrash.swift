@@ -11,11 +11,11 @@ package enum ResumeAfterCrash {
         client: HTTPClient, url: String, destination: String, options: DownloadOptions = DownloadOptions(),
         log: (String) -> Void = { print($0) }
     ) async throws -> DownloadResult {
-        if let stored = await Download.storedProgress(forDestination: destination) {
+        if let stored = await Download.storedProgress(destination: destination) {
             log("found \(stored.receivedBytes) bytes from an earlier run")
         }
         var options = options
-        if options.retry.maxRetries == 0 {
+        if options.retry == nil {
             options.retry = RetryPolicy(maxRetries: 3)  // a dropped connection resumes from the bytes on disk too
         }
         let download = client.download(from: url, to: destination, options: options)

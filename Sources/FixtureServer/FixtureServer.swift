@@ -51,6 +51,8 @@ public final class FixtureServer: Sendable {
     let directory: String?
     let log: (@Sendable (String) -> Void)?
     let state = Mutex(State())
+    /// Routes added by the server's user, asked before the built-in ones (CustomRoutes.swift).
+    let customRoutes = Mutex<[FixtureCustomRoute]>([])
     /// The accept loop; set once right after start, read by `stop()`.
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
 

@@ -125,6 +125,9 @@ enum Routes {
 
     /// Routes `request` by its first path segment.
     static func handle(_ request: FixtureRequest, on connection: FixtureConnection) async throws {
+        if let custom = connection.server.customRoute(for: request.head) {
+            return try await custom.handler(FixtureResponder(connection: connection))
+        }
         guard let name = request.segment(0) else { return try await index(request, connection) }
         guard let route = table.first(where: { $0.name == name }) else {
             return try await connection.respond(

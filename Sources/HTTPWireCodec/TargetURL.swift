@@ -19,9 +19,11 @@
 /// url.description   // "https://example.com/caf%C3%A9%20menu?q=1"
 /// ```
 ///
-/// Choices where the RFCs leave room: user information (`user:password@`) is rejected rather than silently
-/// dropped, so credentials never end up ignored or logged by accident; non-ASCII host names are rejected
-/// because HTTPWire does not implement IDNA (punycode) — write the `xn--` form instead.
+/// User information (`user:password@`, RFC 3986 §3.2.1) is taken out of the authority into ``userInfo``,
+/// percent-decoded: it is part of neither the request target nor `Host`, and ``description`` never shows it.
+/// Choices where the RFCs leave room: a raw second `@` in the authority is rejected (parsers disagree about
+/// which one ends the userinfo, so `http://a@b@c/` could reach a host the reader did not see); non-ASCII host
+/// names are rejected because HTTPWire does not implement IDNA (punycode) — write the `xn--` form instead.
 public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     /// The two schemes HTTPWire can request.
     public enum Scheme: String, Sendable, Hashable {
@@ -49,32 +51,51 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     /// The origin-form request target (RFC 9112 §3.2.1): the percent-encoded path, `/` when the URL has
     /// none, followed by `?` and the query when there is one.
     public var pathAndQuery: String
+    /// The `user:password@` of the authority, percent-decoded, or nil. Never part of ``description``,
+    /// ``hostFieldValue`` or ``pathAndQuery``; the client sends it as `Authorization: Basic` (RFC 7617).
+    public var userInfo: URLUserInfo?
 
     /// Parses an absolute `http` or `https` URL.
     ///
     /// Leading and trailing spaces and control characters are ignored (they come with copy and paste).
     /// Throws ``CodecError/invalidURL(_:reason:)`` with the reason: missing or unsupported scheme, missing
-    /// host, user information, a bad host character, a bad IP literal, a port outside 1–65535.
+    /// host, a bad character in the user information or the host, a bad IP literal, a port outside 1–65535.
+    /// The URL in the error has its user information replaced by `[redacted]`.
     public init(_ string: String) throws(CodecError) {
         let reference = URLReference(parsing: URLReference.trimmed(string))
+        // An error names the URL, and a URL with a password must not be printed as it was typed.
+        let shown =
+            reference.authority?.utf8.contains(UInt8(ascii: "@")) == true ? URLUserInfo.redacting(string) : string
         guard let schemeText = reference.scheme else {
-            throw .invalidURL(string, reason: "missing scheme (expected http:// or https://)")
+            throw .invalidURL(shown, reason: "missing scheme (expected http:// or https://)")
         }
         guard let scheme = Scheme(rawValue: schemeText.lowercasedASCII()) else {
-            throw .invalidURL(string, reason: "unsupported scheme \"\(schemeText)\" (only http and https)")
+            throw .invalidURL(shown, reason: "unsupported scheme \"\(schemeText)\" (only http and https)")
         }
         guard let authority = reference.authority else {
-            throw .invalidURL(string, reason: "missing host (expected // after \"\(schemeText):\")")
+            throw .invalidURL(shown, reason: "missing host (expected // after \"\(schemeText):\")")
         }
         try self.init(
             scheme: scheme, authority: authority,
-            path: URLReferenceResolver.removeDotSegments(reference.path), query: reference.query, original: string)
+            path: URLReferenceResolver.removeDotSegments(reference.path), query: reference.query, original: shown)
     }
 
     /// Builds a URL from an authority still to be checked, and a path and query still to be encoded.
     init(scheme: Scheme, authority: Substring, path: String, query: Substring?, original: String) throws(CodecError) {
-        let (host, port) = try Self.parseAuthority(authority, scheme: scheme, original: original)
-        self.init(scheme: scheme, host: host, port: port, path: path, query: query)
+        var hostAndPort = Array(authority.utf8)[...]
+        var userInfo: URLUserInfo?
+        if let at = hostAndPort.lastIndex(of: UInt8(ascii: "@")) {
+            // RFC 3986 §3.2: authority = [ userinfo "@" ] host [ ":" port ].
+            let shown = URLUserInfo.redacting(original)
+            userInfo = try URLUserInfo.parse(hostAndPort[..<at], shownURL: shown)
+            hostAndPort = hostAndPort[(at + 1)...]
+            let (host, port) = try Self.parseAuthority(hostAndPort, scheme: scheme, original: shown)
+            self.init(scheme: scheme, host: host, port: port, path: path, query: query)
+        } else {
+            let (host, port) = try Self.parseAuthority(hostAndPort, scheme: scheme, original: original)
+            self.init(scheme: scheme, host: host, port: port, path: path, query: query)
+        }
+        self.userInfo = userInfo
     }
 
     /// Builds a URL from a checked host and port; the path and query are percent-encoded here.
@@ -153,13 +174,8 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Splits `authority` (RFC 3986 §3.2) into a checked host and port.
     private static func parseAuthority(
-        _ authority: Substring, scheme: Scheme, original: String
+        _ bytes: ArraySlice<UInt8>, scheme: Scheme, original: String
     ) throws(CodecError) -> (host: String, port: Int) {
-        let bytes = Array(authority.utf8)
-        if bytes.contains(UInt8(ascii: "@")) {
-            throw .invalidURL(
-                original, reason: "user name or password in the URL is not supported (send an Authorization field)")
-        }
         let host: String
         let portBytes: ArraySlice<UInt8>?
         if bytes.first == UInt8(ascii: "[") {
@@ -167,7 +183,7 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else {
                 throw .invalidURL(original, reason: "IPv6 address without closing \"]\"")
             }
-            let literal = bytes[1..<close]
+            let literal = bytes[(bytes.startIndex + 1)..<close]
             if literal.contains(UInt8(ascii: "%")) {
                 throw .invalidURL(original, reason: "IPv6 zone identifiers are not supported")
             }

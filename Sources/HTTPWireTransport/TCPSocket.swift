@@ -48,6 +48,15 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     /// `couldNotConnect(host:port:errno:)` (with the last address's errno), `timedOut` and `CancellationError`.
     package static func connect(host: String, port: Int, deadline: Deadline) async throws -> TCPSocket {
         let addresses = try await Resolver.resolve(host: host, port: port, deadline: deadline)
+        return try await connect(toAddresses: addresses, host: host, port: port, deadline: deadline)
+    }
+
+    /// Connects to the first of `host`'s resolved `addresses` that accepts (`Resolver.resolve` made them),
+    /// racing them as RFC 8305 describes. For a caller that times the lookup and the connect apart. Throws
+    /// like `connect(host:port:deadline:)`, without `couldNotResolve`.
+    package static func connect(
+        toAddresses addresses: [SocketAddress], host: String, port: Int, deadline: Deadline
+    ) async throws -> TCPSocket {
         if addresses.count == 1 {
             // The common case (a literal, or a name with one address) needs no race and no task group.
             do {

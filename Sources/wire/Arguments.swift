@@ -4,6 +4,7 @@
 // is a UsageError (exit 2) whose one-line message says what was wrong.
 
 import HTTPWire
+import HTTPWireCodec
 
 /// A command-line mistake. wire prints `wire: error: <message>`, then a line pointing at the right help
 /// text when `suggestsHelp` is set, and exits 2 as curl does for bad usage.
@@ -133,7 +134,30 @@ private struct CommandParser {
         case .json: try setBody(.json(try value()))
         case .data:
             let text = try value()
-            try setBody(text.hasPrefix("@") ? .file(String(text.dropFirst())) : .text(text))
+            if text.hasPrefix("@") {
+                try setBody(.file(String(text.dropFirst())))
+            } else {
+                parsed.dataPieces.append(text)
+            }
+        case .dataURLEncode: parsed.dataPieces.append(try urlEncodedData(try value()))
+        case .get: parsed.dataInQuery = true
+        case .request: parsed.method = try methodToken(try value())
+        case .headOnly: parsed.command = .head
+        case .location: break  // redirects are followed by default; --max-redirects 0 turns them off
+        case .writeOut:
+            let format = try value()
+            do throws(WriteOutError) {
+                parsed.writeOut = try WriteOut.parse(format)
+            } catch {
+                throw self.error(error.message)
+            }
+        case .user:
+            let text = try value()
+            guard let colon = text.firstIndex(of: ":") else {
+                // curl would prompt for the password; wire never reads the terminal.
+                throw error("-u needs USER:PASSWORD (wire does not prompt for a password)")
+            }
+            parsed.user = (String(text[..<colon]), String(text[text.index(after: colon)...]))
         case .form: parsed.form.append(try form(try value()))
         case .directory: parsed.directory = try value()
         case .restart: parsed.restart = true
@@ -176,9 +200,41 @@ private struct CommandParser {
     }
 
     /// Rules that depend on more than one option.
-    private func check() throws(UsageError) {
+    private mutating func check() throws(UsageError) {
+        if !parsed.dataPieces.isEmpty {
+            if case .file? = parsed.body { throw error("-d @FILE cannot be combined with other -d data") }
+            if case .json? = parsed.body { throw error("give one body: --json or --data, once") }
+            if !parsed.dataInQuery { parsed.body = .text(parsed.dataPieces.joined(separator: "&")) }
+        }
+        if command == .get && parsed.command == .get && parsed.body != nil && !parsed.dataInQuery {
+            throw error("wire get sends no body: add -G to put the -d data in the query, or use wire post")
+        }
+        if parsed.dataInQuery, case .file? = parsed.body { throw error("-G cannot put -d @FILE in the query") }
         if command == .upload && parsed.form.isEmpty { throw error("wire upload needs at least one -F part") }
         if parsed.output != nil && parsed.directory != nil { throw error("use either -o or --dir, not both") }
+    }
+
+    /// `--data-urlencode`: `name=text` encodes the text after the first `=`; `=text` and `text` encode it
+    /// all. curl's `name@file` form would read a file while parsing, which this parser never does.
+    private func urlEncodedData(_ text: String) throws(UsageError) -> String {
+        if let equals = text.firstIndex(of: "=") {
+            let name = String(text[..<equals])
+            let encoded = PercentEncoding.encode(text[text.index(after: equals)...], for: .form)
+            return name.isEmpty ? encoded : name + "=" + encoded
+        }
+        if text.contains("@") { throw error("--data-urlencode NAME@FILE is not supported; use -d @FILE") }
+        return PercentEncoding.encode(text, for: .form)
+    }
+
+    /// `-X METHOD`: a token (RFC 9110 §9.1), sent as typed (methods are case-sensitive).
+    private func methodToken(_ text: String) throws(UsageError) -> String {
+        let isToken =
+            !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
+            }
+        guard isToken else { throw error("-X needs a method name such as PATCH, not \"\(text)\"") }
+        return text
     }
 
     private mutating func setBody(_ body: BodyArgument) throws(UsageError) {

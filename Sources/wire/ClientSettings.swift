@@ -1,7 +1,8 @@
 // ClientSettings: how the common options of wire's request commands become an HTTPClient (edge layer).
-// -H, -v, --timeout, --connect-timeout, --cacert and --max-redirects map one to one onto ClientConfiguration
-// and HTTPRequest fields; --fail becomes a status check. Each command file then makes one library call with
-// the client this file builds. Nothing here sends a request or writes a body.
+// -H, -v, --timeout, --connect-timeout, --cacert, --max-redirects and -u map one to one onto
+// ClientConfiguration and HTTPRequest fields; --fail becomes a status check, -X the method, -G the query,
+// -w a report after each transfer. Each command file then makes one library call with the client this file
+// builds. Nothing here sends a request or writes a body.
 
 import HTTPWire
 import HTTPWireCodec
@@ -28,6 +29,8 @@ enum ClientSettings {
         if command.verbose { configuration.logger = verboseLine }
         applyProxyOptions(command, to: &configuration)
         if let pins = command.pinnedPublicKeys.flatMap(PublicKeyPin.list) { configuration.tls.pinnedPublicKeys = pins }
+        // -u: Basic credentials (RFC 7617), sent to the URL's origin only, never after a redirect elsewhere.
+        if let user = command.user { configuration.authorization = .basic(user: user.name, password: user.password) }
         return configuration
     }
 
@@ -64,6 +67,37 @@ enum ClientSettings {
         let result = try await body(client)
         await client.shutdown()
         return result
+    }
+
+    /// The method to send: `-X` when given, else the command's.
+    static func method(for command: ParsedCommand, default method: Method) -> Method {
+        command.method.map { Method(rawValue: $0) } ?? method
+    }
+
+    /// `url` with `-G`'s data appended to its query (after `&` when it has one), as curl does; the data is
+    /// already encoded (`-d` as typed, `--data-urlencode` escaped).
+    static func url(_ url: String, for command: ParsedCommand) -> String {
+        guard command.dataInQuery, !command.dataPieces.isEmpty else { return url }
+        let data = command.dataPieces.joined(separator: "&")
+        let base = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        return base + (base.contains("?") ? "&" : "?") + data
+    }
+
+    /// Writes the `-w` report of one response: to `output` when the body goes to standard output (so the
+    /// report follows the body), else straight to standard output.
+    static func writeOut(
+        status: Status, url: TargetURL, fields: HTTPFields, metrics: RequestMetrics, for command: ParsedCommand,
+        into output: BodyOutput?
+    ) throws {
+        guard let format = command.writeOut else { return }
+        let text = format.render(
+            status: status.rawValue, url: url.description, contentType: fields["Content-Type"], metrics: metrics)
+        if let output, output.path == nil {
+            try output.write(text: text)
+        } else {
+            try output?.flush()
+            Terminal.writeOutput(text)
+        }
     }
 
     /// With `--fail`, a status of 400 or more ends the command with `HTTPWireError.httpStatus` (exit 22)

@@ -9,6 +9,7 @@ enum CommandOption: CaseIterable {
     case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
+    case user, dataURLEncode, get, request, headOnly, location, writeOut
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -40,6 +41,13 @@ enum CommandOption: CaseIterable {
         case .noProxy: return ["--noproxy"]
         case .proxyUser: return ["-U", "--proxy-user"]
         case .pinnedPublicKey: return ["--pinnedpubkey"]
+        case .user: return ["-u", "--user"]
+        case .dataURLEncode: return ["--data-urlencode"]
+        case .get: return ["-G", "--get"]
+        case .request: return ["-X", "--request"]
+        case .headOnly: return ["-I", "--head"]
+        case .location: return ["-L", "--location"]
+        case .writeOut: return ["-w", "--write-out"]
         }
     }
 
@@ -54,11 +62,17 @@ enum CommandOption: CaseIterable {
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
         case .sha256: return "HEX"
-        case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help: return nil
+        case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
+            .location:
+            return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
         case .proxyUser: return "USER:PASSWORD"
         case .pinnedPublicKey: return "sha256//BASE64[;sha256//...]"
+        case .user: return "USER:PASSWORD"
+        case .dataURLEncode: return "[NAME]=TEXT"
+        case .request: return "METHOD"
+        case .writeOut: return "FORMAT"
         }
     }
 
@@ -78,7 +92,7 @@ enum CommandOption: CaseIterable {
         case .noProgress: return "never show a progress bar"
         case .parallel: return "fetch up to N URLs at once (bodies still appear in order)"
         case .json: return "send TEXT as the body, with Content-Type: application/json"
-        case .data: return "send TEXT as the body; @FILE sends the file's bytes"
+        case .data: return "send TEXT as a form body (repeatable, joined with &); @FILE sends the file's bytes"
         case .form: return "add a multipart/form-data part (repeatable)"
         case .directory: return "save into DIR under the name taken from the URL"
         case .restart: return "start again from byte 0 instead of resuming a partial file"
@@ -93,6 +107,13 @@ enum CommandOption: CaseIterable {
         case .noProxy: return "hosts to reach directly, comma-separated (* for all); overrides no_proxy"
         case .proxyUser: return "the proxy's user name and password, overriding those in the proxy URL"
         case .pinnedPublicKey: return "refuse an https server whose public key's SHA-256 is none of these (exit 90)"
+        case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only)"
+        case .dataURLEncode: return "like -d, but TEXT is form-encoded first (space as +, & = % escaped)"
+        case .get: return "put the -d and --data-urlencode data in the URL's query instead of a body"
+        case .request: return "send METHOD instead of the command's (wire post -X PATCH ...)"
+        case .headOnly: return "send HEAD and print the status line and fields (wire head)"
+        case .location: return "follow redirects (accepted for curl's spelling: wire follows them by default)"
+        case .writeOut: return "print FORMAT after each transfer, with curl's %{variables} (listed below)"
         }
     }
 
@@ -104,9 +125,15 @@ enum CommandOption: CaseIterable {
         case .output, .progress, .noProgress: return requests.subtracting([.head])
         // A download's body goes to its file alone; a head printed into it would corrupt it.
         case .include: return requests.subtracting([.head, .download])
-        case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects: return requests
+        case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects, .user, .location:
+            return requests
+        case .writeOut: return requests.subtracting([.download])
+        case .get, .headOnly: return [.get]
+        case .dataURLEncode: return [.get, .post, .put, .delete]
+        case .request: return [.get, .post, .put, .delete]
         case .parallel: return [.get]
-        case .json, .data: return [.post, .put]
+        case .json: return [.post, .put]
+        case .data: return [.get, .post, .put, .delete]
         case .form: return [.upload]
         case .directory, .restart, .sha256, .retry: return [.download]
         case .port, .tls, .log: return [.serve]

@@ -187,7 +187,7 @@ final class DemoTour {
         try await Task.sleep(for: .milliseconds(300))  // one commit of the resume record (every 250 ms)
         child.send(SIGKILL)
         let status = child.wait()
-        let stored = await Download.storedProgress(forDestination: path)
+        let stored = await Download.storedProgress(destination: path)
         say("  killed with SIGKILL (status \(status)); the record on disk counts \(stored?.receivedBytes ?? 0) bytes\n")
         try expect(status == 128 + SIGKILL && (stored?.receivedBytes ?? 0) > 0, "the process died, its bytes stayed")
         var options = DownloadOptions()

@@ -36,7 +36,9 @@ enum GetCommand {
     private static func fetch(
         _ url: String, _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
-        let request = HTTPRequest(method: .get, url: url, fields: ClientSettings.fields(for: command))
+        let request = HTTPRequest(
+            method: ClientSettings.method(for: command, default: .get), url: ClientSettings.url(url, for: command),
+            fields: ClientSettings.fields(for: command))
         let response = try await client.stream(request)
         try output.begin(
             version: response.version, status: response.status, reason: response.reason,
@@ -49,6 +51,9 @@ enum GetCommand {
             if let frame = bar?.update(transferred: received) { Terminal.writeError(frame) }
         }
         if var bar { Terminal.writeError(bar.finish()) }
+        try ClientSettings.writeOut(
+            status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
+            for: command, into: output)
     }
 
     /// Up to `--parallel` requests in flight; finished bodies wait until every earlier URL is written.
@@ -58,7 +63,8 @@ enum GetCommand {
         _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
         let fields = ClientSettings.fields(for: command)
-        let urls = command.urls
+        let urls = command.urls.map { ClientSettings.url($0, for: command) }
+        let method = ClientSettings.method(for: command, default: .get)
         try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
             var nextToStart = 0
             var nextToWrite = 0
@@ -70,7 +76,7 @@ enum GetCommand {
                 {
                     let index = nextToStart
                     group.addTask {
-                        (index, try await client.send(HTTPRequest(method: .get, url: urls[index], fields: fields)))
+                        (index, try await client.send(HTTPRequest(method: method, url: urls[index], fields: fields)))
                     }
                     nextToStart += 1
                     inFlight += 1
@@ -85,6 +91,9 @@ enum GetCommand {
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
                     try output.write(response.body)
+                    try ClientSettings.writeOut(
+                        status: response.status, url: response.url, fields: response.fields,
+                        metrics: response.metrics, for: command, into: output)
                     nextToWrite += 1
                 }
                 startMore()

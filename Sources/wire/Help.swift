@@ -52,13 +52,17 @@ enum Help {
                 text += "  " + padded(label, to: width) + "  " + option.summary + "\n"
             }
         }
+        if options.contains(.writeOut) {
+            text += "\n-w variables (curl's units: seconds with microseconds, bytes, bytes per second):\n  "
+            text += WriteOut.Variable.allCases.map { "%{\($0.rawValue)}" }.joined(separator: " ") + "\n"
+        }
         return text
     }
 
     /// The usage line of a command.
     static func synopsis(of command: CommandName) -> String {
         switch command {
-        case .get: return "wire get URL [URL ...] [-o FILE] [--parallel N] [options]"
+        case .get: return "wire get URL [URL ...] [-o FILE] [--parallel N] [-G -d NAME=VALUE ...] [-I] [options]"
         case .head: return "wire head URL [options]"
         case .post: return "wire post URL (--json TEXT | --data TEXT | --data @FILE) [options]"
         case .put: return "wire put URL (--json TEXT | --data TEXT | --data @FILE) [options]"

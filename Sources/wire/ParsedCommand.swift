@@ -84,5 +84,24 @@ struct ParsedCommand: Equatable, Sendable {
         return (String(text[..<colon]), String(text[text.index(after: colon)...]))
     }
 
+    /// `-u USER:PASSWORD`, split at the first colon.
+    var user: (name: String, password: String)? {
+        get { userName.map { ($0, userPassword) } }
+        set {
+            userName = newValue?.name
+            userPassword = newValue?.password ?? ""
+        }
+    }
+    var userName: String?
+    var userPassword = ""
+    /// The `-d` and `--data-urlencode` pieces, already encoded, in order; joined with `&` (curl's rule).
+    var dataPieces: [String] = []
+    /// `-G`: the data goes into the query.
+    var dataInQuery = false
+    /// `-X METHOD`: the method token sent instead of the command's.
+    var method: String?
+    /// `-w FORMAT`, parsed.
+    var writeOut: WriteOut?
+
     init(command: CommandName) { self.command = command }
 }

@@ -52,6 +52,9 @@ enum UploadCommand {
                 version: response.version, status: response.status, reason: response.reason,
                 fields: response.fields, for: command)
             try output.write(response.body)
+            try ClientSettings.writeOut(
+                status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
+                for: command, into: output)
         }
         try output.close()
     }

@@ -112,7 +112,7 @@ import Testing
             let kept = try #require(await DownloadScratch.contents(destination + ".part"))
             #expect(kept.count > 0)
             #expect(kept == Array(content[..<kept.count]))
-            let stored = await Download.storedProgress(forDestination: destination)
+            let stored = await Download.storedProgress(destination: destination)
             let committed = try #require(stored?.receivedBytes)
             // The record was rewritten in place although the disk was full: what was written is counted.
             #expect(committed > 0)

@@ -41,7 +41,7 @@ import Testing
         #expect(record.committedBytes == Int64(Self.half))
         #expect(record.entityTag == server.entityTag)
         #expect(record.expectedLength == Int64(Self.size))
-        let stored = await Download.storedProgress(forDestination: destination)
+        let stored = await Download.storedProgress(destination: destination)
         #expect(stored?.receivedBytes == Int64(Self.half))
         #expect(stored?.expectedBytes == Int64(Self.size))
 
@@ -53,7 +53,7 @@ import Testing
         #expect(await DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         #expect(server.requests.ifRanges == [nil, server.entityTag])
-        #expect(await Download.storedProgress(forDestination: destination) == nil)
+        #expect(await Download.storedProgress(destination: destination) == nil)
         await client.shutdown()
         await server.stop()
     }
@@ -79,7 +79,7 @@ import Testing
                 sawPause = true
                 #expect(progress.receivedBytes == Int64(Self.half))
                 #expect(download.isPaused)
-                let stored = await Download.storedProgress(forDestination: destination)
+                let stored = await Download.storedProgress(destination: destination)
                 #expect(stored?.receivedBytes == Int64(Self.half))
                 download.resume()
             case .resumed:
@@ -140,7 +140,7 @@ import Testing
             try await client.download(from: server.url, to: destination).result()
         }
         #expect(await DownloadScratch.contents(destination + ".part") == Array(content[..<250_000]))
-        #expect(await Download.storedProgress(forDestination: destination)?.receivedBytes == 250_000)
+        #expect(await Download.storedProgress(destination: destination)?.receivedBytes == 250_000)
         #expect(!DownloadScratch.exists(destination))
         await client.shutdown()
         await server.stop()
@@ -158,16 +158,16 @@ import Testing
         let destination = scratch.file("removed.bin")
         let download = client.download(from: server.url, to: destination, options: options)
         await download.waitForProgress(atLeast: Int64(Self.half))
-        try await Download.removeData(forDestination: destination)
+        try await Download.removeData(destination: destination)
         await #expect(throws: CancellationError.self) { try await download.result() }
         let left = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
         #expect(left.isEmpty)
-        #expect(await Download.storedProgress(forDestination: destination) == nil)
+        #expect(await Download.storedProgress(destination: destination) == nil)
 
         // A finished file is removed too.
         _ = try await client.download(from: server.url, to: destination).result()
         #expect(await Download.isComplete(destination: destination))
-        try await Download.removeData(forDestination: destination)
+        try await Download.removeData(destination: destination)
         #expect(!DownloadScratch.exists(destination))
         #expect(!(await Download.isComplete(destination: destination)))
         await client.shutdown()

@@ -114,7 +114,7 @@ import Testing
                 try await client.download(from: server.url, to: destination, options: options).result()
             }
         }
-        await #expect(throws: busy) { try await Download.removeData(forDestination: destination) }
+        await #expect(throws: busy) { try await Download.removeData(destination: destination) }
         // Compared as booleans: a failure should not print a megabyte of bytes.
         let isPartKept = await DownloadScratch.contents(destination + ".part") == part
         let isRecordKept = await DownloadScratch.contents(destination + ".part.resume") == record

@@ -86,7 +86,7 @@ import Testing
             }
             let recordBytes = try #require(await DownloadScratch.contents(destination + ".part.resume"))
             let record = String(decoding: recordBytes, as: UTF8.self)
-            let storedProgress = await Download.storedProgress(forDestination: destination)
+            let storedProgress = await Download.storedProgress(destination: destination)
 
             // 2. The same download again: it resumes from the record.
             let resumed = try await download(to: destination)

@@ -135,9 +135,13 @@ import Testing
                     case .header: "A: b"
                     case .sha256: String(repeating: "a", count: 64)
                     case .pinnedPublicKey: "sha256//" + String(repeating: "A", count: 43) + "="  // 32 zero bytes
+                    case .user: "a:b"
                     default: "1"
                     }
-                let words = [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + form + operands
+                // `wire get` sends -d data only in the query, with -G.
+                let query = command == .get && (option == .data || option == .dataURLEncode) ? ["-G"] : []
+                let words =
+                    [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + query + form + operands
                 if option.commands.contains(command) {
                     #expect(throws: Never.self, "\(words)") { try Arguments.parse(words) }
                 } else {

@@ -62,7 +62,7 @@ import Testing
             // The resume record is committed every 250 ms: wait for a commit past the bytes seen.
             try #require(
                 await eventually {
-                    (await Download.storedProgress(forDestination: target))?.receivedBytes ?? 0 >= 300_000
+                    (await Download.storedProgress(destination: target))?.receivedBytes ?? 0 >= 300_000
                 },
                 "no resume record committed 300 000 bytes")
             first.send(SIGKILL)

@@ -37,6 +37,11 @@ struct PreparedBody: Sendable {
             return PreparedBody(
                 source: .bytes(bytes), framing: .contentLength(Int64(bytes.count)), totalBytes: Int64(bytes.count),
                 impliedContentType: nil)
+        case .form(let form):
+            let bytes = form.encodedBytes
+            return PreparedBody(
+                source: .bytes(bytes), framing: .contentLength(Int64(bytes.count)), totalBytes: Int64(bytes.count),
+                impliedContentType: URLEncodedForm.contentType)
         case .file(let path):
             let region = try await BlockingWorker.shared.run {
                 try FileRegion.wholeFile(at: path)

@@ -13,6 +13,7 @@ import HTTPWireCodec
 /// ```swift
 /// let body = RequestBody.file(path: "/tmp/photo.jpg")     // streamed from disk, Content-Length from its size
 /// let json = try RequestBody.json(["name": "Ada"])        // application/json
+/// let form = RequestBody.form(["user": "ada", "remember": "1"])   // application/x-www-form-urlencoded
 /// ```
 public enum RequestBody: Sendable {
     /// No body: no `Content-Length` is sent (RFC 9110 §8.6: a user agent should not send one for a
@@ -26,6 +27,9 @@ public enum RequestBody: Sendable {
     case file(path: String)
     /// A multipart/form-data form (RFC 7578), streamed part by part with an exact `Content-Length`.
     case multipart(MultipartForm)
+    /// An `application/x-www-form-urlencoded` form (what HTML forms and AFNetworking send), with that
+    /// `Content-Type` unless the request sets one.
+    case form(URLEncodedForm)
     /// Bytes of unknown length from an asynchronous sequence, sent once with chunked encoding.
     case stream(any AsyncSequence<[UInt8], any Error> & Sendable)
 
@@ -41,10 +45,17 @@ public enum RequestBody: Sendable {
         return false
     }
 
-    /// A JSON body from an `Encodable` value (the caller adds `Content-Type`, or uses
-    /// ``HTTPClient/post(_:json:fields:)`` which does).
-    public static func json(_ value: some Encodable & Sendable) throws -> RequestBody {
-        .bytes(Array(try JSONEncoder().encode(value)))
+    /// A JSON body from an `Encodable` value, encoded now with `encoder` (the caller adds `Content-Type`, or
+    /// uses ``HTTPClient/post(_:json:fields:options:)-(String,_,_,_)``, which does and takes the client's encoder).
+    public static func json(_ value: some Encodable & Sendable, encoder: JSONEncoder = JSONEncoder()) throws
+        -> RequestBody
+    {
+        .bytes(Array(try encoder.encode(value)))
+    }
+
+    /// The bytes of `data`, sent with `Content-Length`.
+    public static func data(_ data: Data) -> RequestBody {
+        .bytes(Array(data))
     }
 }
 

@@ -4,6 +4,12 @@
 import HTTPWireCodec
 import HTTPWireTransport
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// How an ``HTTPClient`` behaves: base URL, default fields, timeouts, redirects, TLS, pool limits, logging.
 ///
 /// ```swift
@@ -49,6 +55,27 @@ public struct ClientConfiguration: Sendable {
     /// (the replacement for the old utilities' `debugLog`). Nil logs nothing.
     public var logger: (@Sendable (HTTPLogEvent) -> Void)?
 
+    // MARK: Request defaults (each one can be overridden per request with `HTTPRequest.options`)
+
+    /// How requests are retried. Default ``RetryPolicy/none``, as curl (`--retry 0`) and URLSession do: a
+    /// retry turns a fast failure into a slow one, so a caller asks for it. ``RetryPolicy/idempotent`` is
+    /// the usual choice: GET, HEAD, PUT, DELETE retried on 502, 503, 504 and dropped connections.
+    public var retry: RetryPolicy = .none
+    /// Which responses are accepted; others throw ``HTTPWireError/unacceptableResponse(_:)``. Default nil:
+    /// every response is returned, whatever its status, as the wire delivered it.
+    public var validation: ResponseValidation?
+    /// Credentials sent with every request to the request's own origin (never across a redirect to
+    /// another one). Default nil. `user:password@` in a URL and ``RequestOptions/authorization`` win.
+    public var authorization: Authorization?
+    /// Encodes JSON bodies in the shortcuts (`post(_:json:)`, `put`, `patch`); set its date and key
+    /// strategies here once for every request. Default: a plain `JSONEncoder`.
+    public var jsonEncoder = JSONEncoder()
+    /// Decodes responses in ``HTTPResponse/decode(_:using:)``. Default: a plain `JSONDecoder`.
+    public var jsonDecoder = JSONDecoder()
+    /// Request adapters and response handlers, in order: each adapter sees every request before it is sent
+    /// (every redirect hop and retry), each handler every response head. Default none. See ``HTTPMiddleware``.
+    public var middleware: [any HTTPMiddleware] = []
+
     /// The defaults described on each property.
     public init() {}
 
@@ -60,6 +87,10 @@ public struct ClientConfiguration: Sendable {
         public var connect: Duration = .seconds(10)
         /// The longest wait for any progress (a byte sent or received) once connected. Default 30 s.
         public var idle: Duration = .seconds(30)
+        /// The longest wait for the response head once the request is sent (time to first byte, including
+        /// interim 1xx responses). Default nil: the idle timeout applies to that wait too. Set it for an
+        /// endpoint that thinks for minutes before answering, without loosening the idle timeout of bodies.
+        public var head: Duration?
         /// The whole request including redirects and the body, or nil for none (the default: a large
         /// download may legitimately take hours; the idle timeout catches a stalled one).
         public var total: Duration?

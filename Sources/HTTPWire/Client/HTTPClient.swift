@@ -1,10 +1,12 @@
 // HTTPClient: the public entry point of HTTPWire (client layer).
 //
-// A client owns a keep-alive pool and a configuration. Each call resolves the request against the base URL
-// and default fields, runs one `Exchange` per hop (sending it again once on a new connection when a reused
-// one turns out to be stale and that is safe), follows redirects by RedirectPolicy, and hands back the
-// response: collected (`send`) or streamed (`stream`). It never touches a descriptor or errno: those stay in
-// the transport.
+// A client owns a keep-alive pool and a configuration. Each call resolves the request against the base URL,
+// default fields and credentials (`HTTPClient+Resolve.swift`), then runs the one loop every request runs:
+// the middleware adapts the hop, one `Exchange` carries it (sent again once on a new connection when a
+// reused one turns out to be stale and that is safe), the handlers see the heads, and the client follows a
+// redirect (RedirectPolicy), retries (RetryPolicy, or a handler's request, waiting on the reactor's clock)
+// or validates (ResponseValidation) and hands back the response: collected (`send`) or streamed (`stream`).
+// It never touches a descriptor or errno: those stay in the transport.
 
 import HTTPWireCodec
 import HTTPWireTransport
@@ -33,10 +35,10 @@ public final class HTTPClient: Sendable {
     public let configuration: ClientConfiguration
     let pool: ConnectionPool
     /// The base URL parsed once, not per request (nil without one; the error is reported by each request).
-    private let baseURL: Result<TargetURL, CodecError>?
+    let baseURL: Result<TargetURL, CodecError>?
     /// The last URL string resolved (against the base URL) and its result: a loop requesting one URL
     /// parses it once, not per request (parsing and normalising costs about 20k instructions).
-    private let lastResolvedURL = LockedState<(text: String, url: TargetURL)?>(nil)
+    let lastResolvedURL = LockedState<(text: String, url: TargetURL)?>(nil)
     /// The proxy settings parsed once (an invalid proxy URL fails each request, as an invalid base URL does).
     private let proxyRoutes: Result<ProxyRoutes, HTTPWireError>
 
@@ -65,24 +67,59 @@ public final class HTTPClient: Sendable {
     // MARK: Sending
 
     /// Sends `request` and collects the whole response body in memory, up to
-    /// ``ClientConfiguration/maxCollectedBodyBytes``. Redirects are followed per the configuration.
+    /// ``ClientConfiguration/maxCollectedBodyBytes``. Redirects are followed, retries made and the response
+    /// validated per the request's ``HTTPRequest/options`` and the configuration.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await stream(request)
         let body = try await response.collect(upTo: configuration.maxCollectedBodyBytes)
-        return HTTPResponse(
+        var collected = HTTPResponse(
             status: response.status, reason: response.reason, version: response.version, fields: response.fields,
-            trailers: response.trailers, body: body, url: response.url, interimResponses: response.interimResponses)
+            trailers: response.trailers, body: body, url: response.url, interimResponses: response.interimResponses,
+            metrics: response.metrics)
+        collected.jsonDecoder = response.jsonDecoder
+        return collected
     }
+
+    /// The most retries middleware handlers may ask for in one request (on top of the retry policy's own):
+    /// enough for a token refresh and a second thought, not enough for a handler that always says "retry"
+    /// to loop forever.
+    public static let maxMiddlewareRetries = 3
 
     /// Sends `request` and returns as soon as the final response head has arrived; the body is read as you
     /// iterate ``HTTPStreamingResponse/body``.
+    ///
+    /// The one loop every request runs (``HTTPClient/send(_:)``, uploads and downloads included): adapt
+    /// the hop (middleware), run one exchange, show the heads to the handlers, then follow a redirect,
+    /// retry (a handler's request or the ``RetryPolicy``'s, waiting on the reactor's clock) or validate and
+    /// return. A retry sends the current hop again; a redirect starts a new hop.
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
-        var resolved = try resolve(request)
-        let total = configuration.timeouts.total.map { Deadline.after($0) } ?? .never
-        let deadlines = RequestDeadlines(idle: configuration.timeouts.idle, total: total)
-        var redirectsFollowed = 0
+        let startNanoseconds = Deadline.nowNanoseconds()
+        let settings = RequestOptions.Effective(request.options, configuration)
+        var hop = try resolve(request, settings: settings)
+        let total = settings.totalTimeout.map { Deadline.after($0) } ?? .never
+        var deadlines = RequestDeadlines(idle: settings.idleTimeout, total: total)
+        deadlines.head = settings.headTimeout
+        var counters = MetricsCounters(startNanoseconds: startNanoseconds)
+        var chain = RetryChain(originalURL: hop.url)
+        let middleware = configuration.middleware
         while true {
-            let (head, interim, exchange) = try await exchange(resolved, deadlines: deadlines, isResend: false)
+            let sent = middleware.isEmpty ? hop : try await adapt(hop, chain: chain, counters: counters)
+            let head: ResponseHead
+            let interim: [ResponseHead]
+            let exchange: Exchange
+            do {
+                (head, interim, exchange) = try await self.exchange(
+                    sent, settings: settings, deadlines: deadlines, isResend: false)
+            } catch let failure as HTTPWireError {
+                chain.failedAttempts += 1
+                guard hop.body.isReplayable,
+                    let delay = settings.retry.retryDelay(
+                        afterAttempt: chain.failedAttempts, outcome: .error(failure), method: sent.method,
+                        deadline: total)
+                else { throw failure }
+                try await retry(after: delay, because: .failure(failure), chain: &chain, counters: &counters)
+                continue
+            }
             // RFC 9110 §15.5.8: a 407 comes from a proxy (here, one forwarding an http:// request).
             if head.status.rawValue == 407, exchange.connection.sendsAbsoluteForm,
                 let proxy = exchange.connection.origin.proxy
@@ -90,54 +127,117 @@ public final class HTTPClient: Sendable {
                 await Self.discard(exchange)
                 throw HTTPWireError.proxyAuthenticationRequired(proxy: proxy.description)
             }
-            let policy = configuration.redirects
-            let redirect: ResolvedRequest?
-            do {
-                redirect =
-                    policy.maxRedirects > 0
-                    ? try policy.nextRequest(
-                        after: head.status.rawValue,
-                        // Only a 3xx can redirect: a 200 skips the field lookup.
-                        location: head.status.kind == .redirection ? head.fields["Location"] : nil,
-                        request: resolved) : nil
-                if redirect != nil, redirectsFollowed >= policy.maxRedirects {
-                    throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
+            if !exchange.lease.isReused { counters.connectionsOpened += 1 }
+            var outgoing: OutgoingRequest?
+            if !middleware.isEmpty {
+                let seen = chain.outgoing(sent, redirects: counters.redirects)
+                outgoing = seen
+                let asked: Duration?
+                do {
+                    asked = try await handlersAskForRetry(head, interim: interim, to: seen)
+                } catch {
+                    exchange.abandon()
+                    throw error
                 }
-            } catch {
-                // No response reaches the caller, so nothing else will end this exchange: without this its
-                // lease stays out, and the pool (and `shutdown()`, which waits for leases) waits forever.
-                exchange.abandon()
-                throw error
+                if let delay = asked,
+                    chain.middlewareRetries < Self.maxMiddlewareRetries, hop.body.isReplayable,
+                    Deadline.after(delay) < total
+                {
+                    chain.middlewareRetries += 1
+                    await Self.discard(exchange)
+                    try await retry(
+                        after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
+                    continue
+                }
             }
-            if let next = redirect {
-                redirectsFollowed += 1
-                configuration.logger?(
-                    HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
-                await Self.discard(exchange)
-                resolved = next
-                continue
+            let policy = settings.redirects
+            if policy.maxRedirects > 0, head.status.kind == .redirection {
+                // The redirect is made from the hop as resolved (adapters run again for the next one), at the
+                // URL and with the method that were actually sent.
+                var base = hop
+                base.url = sent.url
+                base.method = sent.method
+                let redirect: ResolvedRequest?
+                do {
+                    redirect = try policy.nextRequest(
+                        after: head.status.rawValue, location: head.fields["Location"], request: base)
+                } catch {
+                    exchange.abandon()
+                    throw error
+                }
+                if var next = redirect {
+                    guard counters.redirects < policy.maxRedirects else {
+                        await Self.discard(exchange)
+                        throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
+                    }
+                    counters.redirects += 1
+                    // Credentials in a Location are not taken: only the caller decides where its own go.
+                    next.url.userInfo = nil
+                    configuration.logger?(
+                        HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
+                    await Self.discard(exchange)
+                    hop = next
+                    chain.hopAttempt = 1
+                    continue
+                }
             }
             // RFC 9110 §10.1.1: a client that receives 417 (Expectation Failed) in response to a request with
             // `Expect: 100-continue` SHOULD repeat it without the expectation (the body was held back).
-            if head.status.rawValue == 417, resolved.expectContinue, resolved.body.isReplayable {
+            if head.status.rawValue == 417, hop.expectContinue, hop.body.isReplayable {
                 await Self.discard(exchange)
-                resolved.expectContinue = false
+                hop.expectContinue = false
                 continue
+            }
+            if settings.retry.retryableStatuses.contains(head.status.rawValue), hop.body.isReplayable {
+                chain.failedAttempts += 1
+                if let delay = settings.retry.retryDelay(
+                    afterAttempt: chain.failedAttempts, outcome: .status(head.status.rawValue, head.fields),
+                    method: sent.method, deadline: total)
+                {
+                    await Self.discard(exchange)
+                    try await retry(
+                        after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
+                    continue
+                }
+            }
+            var finalHead = head
+            var decoders: [any ResponseBodyDecoder] = []
+            if let outgoing {
+                for handler in middleware {
+                    if let decoder = handler.bodyDecoder(for: &finalHead, to: outgoing) { decoders.append(decoder) }
+                }
             }
             // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
             // returns the connection to the pool even if the caller never looks at the empty body.
-            let body = ResponseBody(exchange: exchange)
+            let body = ResponseBody(exchange: exchange, decoders: decoders)
+            if let validation = settings.validation,
+                let rule = validation.violation(of: finalHead, announcesNoBody: exchange.expectedBodyBytes == 0)
+            {
+                throw await Self.rejection(finalHead, url: sent.url, body: body, rule: rule)
+            }
             if exchange.expectedBodyBytes == 0 { _ = try await exchange.nextBodyPiece() }
             return HTTPStreamingResponse(
-                status: head.status, reason: head.reason, version: head.version, fields: head.fields,
-                url: resolved.url, interimResponses: interim, body: body)
+                status: finalHead.status, reason: finalHead.reason, version: finalHead.version,
+                fields: finalHead.fields, url: sent.url, interimResponses: interim, body: body, counters: counters,
+                jsonDecoder: settings.jsonDecoder)
         }
+    }
+
+    /// Logs and waits before a retry, and counts it.
+    private func retry(
+        after delay: Duration, because reason: RetryReason, chain: inout RetryChain, counters: inout MetricsCounters
+    ) async throws {
+        configuration.logger?(HTTPLogEvent(kind: .retry, text: "* retrying in \(delay) after \(reason)"))
+        try await RetryPolicy.sleep(for: delay)
+        chain.reasons.append(reason)
+        chain.hopAttempt += 1
+        counters.retries += 1
     }
 
     /// One exchange, sent again once on a new connection when the machine says so (a reused connection that
     /// the server had closed, for an idempotent request with a replayable body).
     private func exchange(
-        _ original: ResolvedRequest, deadlines: RequestDeadlines, isResend: Bool
+        _ original: ResolvedRequest, settings: RequestOptions.Effective, deadlines: RequestDeadlines, isResend: Bool
     ) async throws -> (ResponseHead, [ResponseHead], Exchange) {
         let body = try await PreparedBody.prepare(original.body)
         var request = original
@@ -151,15 +251,17 @@ public final class HTTPClient: Sendable {
             proxy: try proxyRoutes.get().proxy(for: request.url))
         // Waiting in the pool's queue is bounded by the total deadline only: a request queued behind busy
         // connections is not failing to connect. Each connection attempt has the connect timeout of its own
-        // (the pool's), and a failed attempt fails the oldest waiter with its error.
+        // (the request's), and a failed attempt fails the oldest waiter with its error.
         // The one resend goes to a new connection: an idle one is as old as the one the server just closed.
-        let lease = try await pool.lease(for: origin, deadline: deadlines.total, requiringNewConnection: isResend)
+        let lease = try await pool.lease(
+            for: origin, deadline: deadlines.total, connectTimeout: settings.connectTimeout,
+            requiringNewConnection: isResend)
         if lease.isReused {
             configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))
         }
         let exchange = Exchange(
             request: request, body: body, lease: lease, pool: pool, deadlines: deadlines,
-            continueTimeout: configuration.timeouts.expectContinue, isResend: isResend, logger: configuration.logger)
+            continueTimeout: settings.expectContinueTimeout, isResend: isResend, logger: configuration.logger)
         do {
             let (head, interim) = try await exchange.run()
             return (head, interim, exchange)
@@ -169,13 +271,13 @@ public final class HTTPClient: Sendable {
                 HTTPLogEvent(kind: .retry, text: "* sending again on a new connection: \(resend.cause)"))
             // The original, not `request`: a multipart body sent again gets a new boundary, so the
             // Content-Type implied by this attempt's body must not carry over.
-            return try await self.exchange(original, deadlines: deadlines, isResend: true)
+            return try await self.exchange(original, settings: settings, deadlines: deadlines, isResend: true)
         }
     }
 
     /// Reads a small redirect body to its end so the connection can be reused; a large or slow one is
     /// dropped instead, which closes its connection.
-    private static func discard(_ exchange: Exchange) async {
+    static func discard(_ exchange: Exchange) async {
         var budget = 64 * 1024
         while budget > 0, let piece = try? await exchange.nextBodyPiece() {
             budget -= piece.count
@@ -183,48 +285,29 @@ public final class HTTPClient: Sendable {
         if !exchange.isResponseFinished { exchange.abandon() }
     }
 
-    /// `text` parsed (and resolved against the base URL), from the one-entry cache when it was the last URL
-    /// resolved. Only successes are cached: an invalid URL throws its error every time.
-    private func resolveURL(_ text: String) throws(HTTPWireError) -> TargetURL {
-        if let cached = lastResolvedURL.withLock({ $0 }), cached.text == text { return cached.url }
-        let url: TargetURL
+    /// The error for a response that failed validation: its head and the first
+    /// ``UnacceptableResponse/bodyPreviewLimit`` bytes of its body. A body that ends within the limit leaves
+    /// the connection reusable; a longer one is dropped with its connection.
+    private static func rejection(
+        _ head: ResponseHead, url: TargetURL, body: ResponseBody, rule: UnacceptableResponse.Rule
+    ) async -> HTTPWireError {
+        var preview: [UInt8] = []
+        var isComplete = true
         do {
-            if let base = baseURL {
-                url = try base.get().resolving(text)
-            } else {
-                url = try TargetURL(text)
+            for try await piece in body {
+                preview.append(contentsOf: piece.prefix(UnacceptableResponse.bodyPreviewLimit - preview.count))
+                if preview.count >= UnacceptableResponse.bodyPreviewLimit {
+                    isComplete = false
+                    break
+                }
             }
         } catch {
-            throw .invalidURL("\(error)")
+            isComplete = false
         }
-        lastResolvedURL.withLock { $0 = (text, url) }
-        return url
-    }
-
-    /// Applies the base URL, query items and default fields; adds `Host` (RFC 9112 §3.2: a client must send it).
-    private func resolve(_ request: HTTPRequest) throws(HTTPWireError) -> ResolvedRequest {
-        var url = try resolveURL(request.url)
-        if !request.queryItems.isEmpty {
-            url = url.appendingQueryItems(request.queryItems.map { (name: $0.name, value: $0.value) })
-        }
-        var fields = HTTPFields()
-        for field in configuration.defaultFields where !request.fields.contains(field.name) {
-            fields.append(field)
-        }
-        for field in request.fields where !HTTPFields.namesMatch(field.name, "Host") {
-            fields.append(field)
-        }
-        do {
-            try RequestEncoder.validate(request.method)
-            try RequestEncoder.validate(fields)
-        } catch {
-            throw .invalidRequest("\(error)")
-        }
-        return ResolvedRequest(
-            method: request.method, url: url, fields: fields, body: request.body,
-            expectContinue: request.expectContinue,
-            // One meter per send: progress stays monotonic across redirects and retries, with speed and ETA.
-            uploadProgress: UploadProgressMeter.wrap(request.uploadProgress))
+        if !body.owner.exchange.isResponseFinished { body.owner.exchange.abandon() }
+        return .unacceptableResponse(
+            UnacceptableResponse(
+                head: head, url: url, bodyPreview: preview, isBodyPreviewComplete: isComplete, rule: rule))
     }
 }
 

@@ -57,9 +57,13 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A body larger than the caller's limit for collecting it into memory (exit 63, curl's
     /// "maximum file size exceeded").
     case bodyTooLarge(limit: Int)
-    /// A status of 400 or more when failing on status was asked for, or, in a download, any status but 200,
-    /// 206 or a 416 proving the file complete (exit 22).
+    /// A status of 400 or more when failing on status was asked for (the CLI's `--fail`), or, in a download,
+    /// any status but 200, 206 or a 416 proving the file complete (exit 22).
     case httpStatus(Int)
+    /// A final response that failed the request's ``ResponseValidation`` — or a non-2xx one given to
+    /// ``HTTPResponse/decode(_:using:)`` — with its head and a bounded body preview to decode the server's
+    /// error from (exit 22, like `httpStatus`: curl's "the server returned an error").
+    case unacceptableResponse(UnacceptableResponse)
     /// Writing a local file failed (exit 23). `EBUSY` is what a download reports when another download
     /// to the same destination — in this process or another — holds it (see ``Download``).
     case localWriteFailed(path: String, errno: Int32)
@@ -112,7 +116,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .couldNotConnect: return 7
         case .malformedResponse: return 8
         case .bodyTruncated: return 18
-        case .httpStatus: return 22
+        case .httpStatus, .unacceptableResponse: return 22
         case .bodyTooLarge: return 63
         case .localWriteFailed: return 23
         case .checksumMismatch: return 32
@@ -147,6 +151,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .bodyTruncated(nil, let received):
             return "body ended after \(received) bytes before its end was announced"
         case .httpStatus(let status): return "server answered with status \(status)"
+        case .unacceptableResponse(let response): return "unacceptable response: \(response)"
         case .bodyTooLarge(let limit): return "response body larger than the \(limit)-byte limit"
         case .localWriteFailed(let path, EBUSY):
             // strerror's "device or resource busy" does not say which resource. Writing a file never gives

@@ -12,15 +12,22 @@ import HTTPWireCodec
 /// var request = HTTPRequest(method: .post, url: "users")
 /// request.fields["Content-Type"] = "application/json"
 /// request.body = .bytes(Array(#"{"name":"Ada"}"#.utf8))
+/// request.options.timeouts.total = .seconds(5)     // this request only; see RequestOptions
 /// let response = try await client.send(request)
 /// ```
+///
+/// `user:password@` in the URL is sent as `Authorization: Basic` (RFC 7617) and removed from the target and
+/// `Host`; it goes to the URL's origin only.
 public struct HTTPRequest: Sendable {
     /// The method, `GET` by default.
     public var method: Method
     /// The URL, absolute or relative to the client's base URL.
     public var url: String
-    /// Query items appended to the URL, each name and value percent-encoded so the server reads back
-    /// exactly the text given (`+`, `&`, `=`, `#`, `%` and spaces included).
+    /// Query items appended to the URL (after any query it already has, with `&`), each name and value
+    /// percent-encoded so the server reads back exactly the text given: a `+` is sent as `%2B`, a space as
+    /// `%20` (RFC 3986; both form decoders and plain ones read `%20` as a space, while a raw `+` means a
+    /// space to some and a plus to others), and `&`, `=`, `#`, `%` are escaped too. From an `Encodable`:
+    /// `try URLEncodedFormEncoder().encode(filter)`.
     public var queryItems: [QueryItem]
     /// Request fields, in order. `Host` and the framing fields are written by HTTPWire itself.
     public var fields: HTTPFields
@@ -38,17 +45,21 @@ public struct HTTPRequest: Sendable {
     /// 50 ms while bytes flow, and a body sent completely ends with its total. ``HTTPClient/upload(_:)``
     /// offers the same values as an `AsyncStream`.
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Timeouts, redirects, retries, validation, credentials and JSON coders for this request; each one
+    /// left unset is the client's.
+    public var options = RequestOptions()
 
     /// Creates a request.
     public init(
         method: Method = .get, url: String, queryItems: [QueryItem] = [], fields: HTTPFields = [:],
-        body: RequestBody = .empty
+        body: RequestBody = .empty, options: RequestOptions = RequestOptions()
     ) {
         self.method = method
         self.url = url
         self.queryItems = queryItems
         self.fields = fields
         self.body = body
+        self.options = options
     }
 }
 

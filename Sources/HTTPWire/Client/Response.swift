@@ -14,7 +14,7 @@ import HTTPWireCodec
 /// ```swift
 /// let response = try await client.get("users/42")
 /// guard response.status == .ok else { ... }
-/// let user = try response.decode(User.self)
+/// let user = try response.decode(User.self)     // a non-2xx throws HTTPWireError.unacceptableResponse
 /// ```
 public struct HTTPResponse: Sendable {
     /// The final status, after redirects.
@@ -33,11 +33,17 @@ public struct HTTPResponse: Sendable {
     public var url: TargetURL
     /// Interim 1xx responses received before this one, such as 103 Early Hints (RFC 8297).
     public var interimResponses: [ResponseHead]
+    /// Where the request's time went (DNS, connect, TLS, sent, first byte, complete) and whether its
+    /// connection was reused.
+    public var metrics: RequestMetrics
+    /// The decoder ``decode(_:using:)`` uses by default: the request's or the client's.
+    var jsonDecoder: JSONDecoder?
 
     /// Creates a response value (HTTPClient makes them; tests and mocks can too).
     public init(
         status: Status, reason: String = "", version: HTTPVersion = .http1_1, fields: HTTPFields = [:],
-        trailers: HTTPFields = [:], body: [UInt8] = [], url: TargetURL, interimResponses: [ResponseHead] = []
+        trailers: HTTPFields = [:], body: [UInt8] = [], url: TargetURL, interimResponses: [ResponseHead] = [],
+        metrics: RequestMetrics = RequestMetrics()
     ) {
         self.status = status
         self.reason = reason
@@ -47,15 +53,35 @@ public struct HTTPResponse: Sendable {
         self.body = body
         self.url = url
         self.interimResponses = interimResponses
+        self.metrics = metrics
     }
 
     /// The body decoded as UTF-8 text (invalid sequences replaced).
     public var text: String { String(decoding: body, as: UTF8.self) }
 
-    /// Decodes the body as JSON into `type`.
-    public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value
-    {
-        try decoder.decode(type, from: Data(body))
+    /// The body as `Data`.
+    public var data: Data { Data(body) }
+
+    /// The head: status line and fields.
+    public var head: ResponseHead { ResponseHead(version: version, status: status, reason: reason, fields: fields) }
+
+    /// Decodes the body as JSON into `type` — only for a 2xx response.
+    ///
+    /// On any other status the body is the server's error page or error document, not a `Value`, so this
+    /// throws ``HTTPWireError/unacceptableResponse(_:)`` carrying the head and the first 64 KiB of the body,
+    /// from which ``UnacceptableResponse/decode(_:using:)`` reads the server's error type. To decode a body
+    /// whatever the status, use `JSONDecoder().decode(Value.self, from: response.data)`.
+    ///
+    /// `decoder` defaults to the request's ``RequestOptions/jsonDecoder``, else the client's
+    /// ``ClientConfiguration/jsonDecoder`` (where date and key strategies are set once).
+    public func decode<Value: Decodable>(_ type: Value.Type, using decoder: JSONDecoder? = nil) throws -> Value {
+        guard status.kind == .successful else {
+            throw HTTPWireError.unacceptableResponse(
+                UnacceptableResponse(
+                    head: head, url: url, bodyPreview: body, isBodyPreviewComplete: true,
+                    rule: .status(acceptedStatuses: Set(200..<300))))
+        }
+        return try (decoder ?? jsonDecoder ?? JSONDecoder()).decode(type, from: Data(body))
     }
 }
 
@@ -83,6 +109,14 @@ public struct HTTPStreamingResponse {
     public let interimResponses: [ResponseHead]
     /// The body, as an asynchronous sequence of byte slices.
     public let body: ResponseBody
+    /// The call's counters (connections, redirects, retries) for ``metrics``.
+    let counters: MetricsCounters
+    /// The decoder the collected response decodes with by default.
+    let jsonDecoder: JSONDecoder?
+
+    /// Where the request's time went so far; ``RequestMetrics/complete`` is set once ``body`` has been
+    /// read to its end.
+    public var metrics: RequestMetrics { body.owner.exchange.metrics(counters) }
 
     /// The length the server announced with Content-Length, if any.
     public var expectedContentLength: Int64? { body.expectedBytes }

@@ -1,6 +1,8 @@
 // ResponseBody: a response body as an AsyncSequence of byte slices (client layer).
 // A thin public face over the exchange that carries the response; reading happens only when the consumer
-// asks for more. Dropping the body before its end ends the exchange and closes its connection.
+// asks for more. Dropping the body before its end ends the exchange and closes its connection. When a
+// middleware put `ResponseBodyDecoder`s on the response (content decoding), the pieces pass through them
+// here, between the exchange and the caller; without one, a piece is handed on untouched.
 
 import HTTPWireCodec
 import HTTPWireTransport
@@ -22,16 +24,59 @@ public struct ResponseBody: AsyncSequence {
     /// next response). A class, because the exchange itself is also held by its writer task and timers.
     final class Owner {
         let exchange: Exchange
+        /// The decoders the body passes through, in order; empty for the body as received.
+        var decoders: [any ResponseBodyDecoder]
+        /// The decoders' `finish` has run. Reader only.
+        var isDecodingFinished = false
 
-        init(_ exchange: Exchange) { self.exchange = exchange }
+        init(_ exchange: Exchange, decoders: [any ResponseBodyDecoder]) {
+            self.exchange = exchange
+            self.decoders = decoders
+        }
+
+        /// The next non-empty decoded piece, or nil at the end (after the decoders' last output). A decoder
+        /// that throws ends the exchange: the rest of the body cannot be made sense of.
+        func nextDecodedPiece() async throws -> ArraySlice<UInt8>? {
+            do {
+                while true {
+                    if let piece = try await exchange.nextBodyPiece() {
+                        let output = try decode(piece, from: 0)
+                        if !output.isEmpty { return output[...] }
+                        continue
+                    }
+                    guard !isDecodingFinished else { return nil }
+                    isDecodingFinished = true
+                    // What one decoder gives when it finishes is the last input of the ones after it.
+                    var output: [UInt8] = []
+                    for index in decoders.indices {
+                        let decoded = output.isEmpty ? [] : try decoders[index].decode(output[...])
+                        output = try decoded + decoders[index].finish()
+                    }
+                    return output.isEmpty ? nil : output[...]
+                }
+            } catch {
+                if !exchange.isResponseFinished { exchange.abandon() }
+                throw error
+            }
+        }
+
+        /// `piece` through the decoders from `first` on.
+        private func decode(_ piece: ArraySlice<UInt8>, from first: Int) throws -> [UInt8] {
+            var bytes = Array(piece)
+            for index in first..<decoders.count {
+                if bytes.isEmpty { break }
+                bytes = try decoders[index].decode(bytes[...])
+            }
+            return bytes
+        }
 
         deinit {
             if !exchange.isResponseFinished { exchange.abandon() }
         }
     }
 
-    init(exchange: Exchange) {
-        owner = Owner(exchange)
+    init(exchange: Exchange, decoders: [any ResponseBodyDecoder] = []) {
+        owner = Owner(exchange, decoders: decoders)
     }
 
     /// The iterator: each `next()` may read from the socket.
@@ -40,6 +85,13 @@ public struct ResponseBody: AsyncSequence {
 
         /// The next piece of the body, reading from the socket only now; nil at the end of the body.
         public mutating func next() async throws -> ArraySlice<UInt8>? {
+            if !owner.decoders.isEmpty {
+                guard let piece = try await owner.nextDecodedPiece() else {
+                    await owner.exchange.waitForWriter()
+                    return nil
+                }
+                return piece
+            }
             guard let piece = try await owner.exchange.nextBodyPiece() else {
                 await owner.exchange.waitForWriter()
                 return nil
@@ -56,8 +108,8 @@ public struct ResponseBody: AsyncSequence {
     /// Body bytes received so far.
     public var receivedBytes: Int64 { owner.exchange.receivedBytes }
 
-    /// The announced length: Content-Length, 0 for no body, nil when unknown.
-    var expectedBytes: Int64? { owner.exchange.expectedBodyBytes }
+    /// The announced length: Content-Length, 0 for no body, nil when unknown (or changed by a decoder).
+    var expectedBytes: Int64? { owner.decoders.isEmpty ? owner.exchange.expectedBodyBytes : nil }
 
     /// Trailer fields, once the body has ended.
     var trailers: HTTPFields { owner.exchange.trailers }
@@ -66,7 +118,8 @@ public struct ResponseBody: AsyncSequence {
     /// splice(2), without passing through user space. Returns nil when that path does not apply (TLS,
     /// chunked, or bytes already buffered): read the sequence instead. Used by downloads.
     package func spliceNext(into file: DiskFile, offset: Int64, maxBytes: Int64) async throws -> Int64? {
-        try await owner.exchange.spliceBody(into: file, offset: offset, maxBytes: maxBytes)
+        guard owner.decoders.isEmpty else { return nil }
+        return try await owner.exchange.spliceBody(into: file, offset: offset, maxBytes: maxBytes)
     }
 
     /// Drops the next part of a plain-HTTP, Content-Length body without copying it (recv(2) with MSG_TRUNC).
@@ -74,6 +127,7 @@ public struct ResponseBody: AsyncSequence {
     /// instead. For a body the caller does not want (`-o /dev/null`), or to drain one so the connection can
     /// be reused.
     package func discardNext(maxBytes: Int64) async throws -> Int64? {
-        try await owner.exchange.discardBody(maxBytes: maxBytes)
+        guard owner.decoders.isEmpty else { return nil }
+        return try await owner.exchange.discardBody(maxBytes: maxBytes)
     }
 }

@@ -27,6 +27,8 @@ extension Exchange {
                     return false
                 }
                 if complete {
+                    let sentAt = Deadline.nowNanoseconds()
+                    self.shared.withLock { $0.bodySentNanoseconds = sentAt }
                     self.report(.bodyFinished)
                     self.startHeadTimer()
                 }
@@ -42,10 +44,10 @@ extension Exchange {
         request.uploadProgress?(TransferProgress(receivedBytes: sent, expectedBytes: body.totalBytes))
     }
 
-    /// After the last body byte, the head gets the idle timeout: when it has not come by then, the connection
-    /// is closed and the reader reports `timedOut(.head)`.
+    /// After the last body byte, the head gets the head timeout (the idle timeout when none is set): when
+    /// it has not come by then, the connection is closed and the reader reports `timedOut(.head)`.
     private func startHeadTimer() {
-        schedule(after: deadlines.idle) { exchange in
+        schedule(after: deadlines.head ?? deadlines.idle) { exchange in
             let isLate = exchange.shared.withLock { shared -> Bool in
                 guard !shared.isHeadReceived, !shared.isReleased else { return false }
                 shared.recordedFailure = HTTPWireError.timedOut(.head)

@@ -44,6 +44,7 @@ extension Exchange {
         } catch {
             throw failure(error, phase: .send, responseBytes: 0)
         }
+        headSentNanoseconds = Deadline.nowNanoseconds()
         let hasWriter: Bool
         switch report(.headSent) {
         case .sendBody where inline != nil:
@@ -58,6 +59,7 @@ extension Exchange {
             .failCancelled:
             hasWriter = false
         }
+        self.hasWriter = hasWriter
         do {
             return try await readHead(whileSending: hasWriter)
         } catch {
@@ -71,6 +73,9 @@ extension Exchange {
     private func readHead(whileSending: Bool) async throws -> (ResponseHead, [ResponseHead]) {
         var interim: [ResponseHead] = []
         var received = 0
+        // With a head timeout, the whole wait for the head has one deadline from now on; without one, each
+        // read gets the idle timeout afresh.
+        let headDeadline = deadlines.headDeadline()
         while true {
             let event: ResponseEvent
             do {
@@ -95,8 +100,10 @@ extension Exchange {
                 return (head, interim)
             case .needMoreData:
                 do {
-                    let deadline = whileSending ? deadlines.total : deadlines.nextWait()
-                    received += try await receive(deadline: deadline)
+                    let deadline = whileSending ? deadlines.total : (headDeadline ?? deadlines.nextWait())
+                    let count = try await receive(deadline: deadline)
+                    if received == 0, count > 0 { firstByteNanoseconds = Deadline.nowNanoseconds() }
+                    received += count
                 } catch {
                     throw failure(error, phase: .head, responseBytes: received)
                 }

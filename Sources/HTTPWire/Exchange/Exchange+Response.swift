@@ -29,6 +29,7 @@ extension Exchange {
             case .end(let trailers):
                 self.trailers = trailers
                 isResponseFinished = true
+                endNanoseconds = Deadline.nowNanoseconds()
                 report(
                     .responseEnded(
                         hasUnconsumedBytes: !decoder.unconsumedBytes.isEmpty, isKeepAlive: decoder.isKeepAlive))

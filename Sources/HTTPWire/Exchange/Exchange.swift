@@ -62,6 +62,8 @@ final class Exchange: @unchecked Sendable {
         /// The `100 Continue` wait and the wait for the head after the body; cancelled when the exchange ends
         /// (and kept, at most two, so a test can see that the reactor let go of them).
         var timers: [ReactorTimer] = []
+        /// When the writer task sent the last body byte (CLOCK_MONOTONIC ns; 0 until then), for the metrics.
+        var bodySentNanoseconds: UInt64 = 0
     }
 
     let shared: LockedState<Shared>
@@ -87,6 +89,13 @@ final class Exchange: @unchecked Sendable {
     /// The announced length of the body once the head is in: its Content-Length, 0 when the response has
     /// no body (HEAD, 204, 304), nil when it is chunked or delimited by the close. Reader only.
     var expectedBodyBytes: Int64?
+    /// CLOCK_MONOTONIC readings for the request's metrics, in nanoseconds, 0 until the event: the head (and
+    /// an inline body) written, the first response byte, the end of the body. Reader only.
+    var headSentNanoseconds: UInt64 = 0
+    var firstByteNanoseconds: UInt64 = 0
+    var endNanoseconds: UInt64 = 0
+    /// Whether a writer task sends the body (then the request is sent when it finishes). Reader only.
+    var hasWriter = false
 
     /// An exchange about to start on `lease`'s connection.
     init(

@@ -391,7 +391,7 @@ package struct ExchangeStateMachine: Sendable {
         case .invalidURL, .invalidRequest, .couldNotResolveHost, .couldNotConnect, .malformedResponse, .bodyTruncated,
             .bodyTooLarge, .httpStatus, .localWriteFailed, .localReadFailed, .localFileChanged, .timedOut,
             .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected,
-            .checksumMismatch, .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired,
+            .checksumMismatch, .unacceptableResponse, .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired,
             .proxyTunnelFailed, .socksProxyFailed:
             return false
         }

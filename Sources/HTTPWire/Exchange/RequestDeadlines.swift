@@ -1,5 +1,6 @@
-// RequestDeadlines: the two clocks one request runs against — the idle timeout, renewed before every wait,
-// and the total deadline, fixed when the request started (exchange layer).
+// RequestDeadlines: the clocks one request runs against — the idle timeout, renewed before every wait, the
+// total deadline, fixed when the request started, and an optional head timeout, fixed when the request has
+// been sent (exchange layer).
 //
 // The transport's deadlines are bare instants: when one passes it throws `TransportError.timedOut` and knows
 // no more. This type chose them, so it also says which phase a timeout belongs to — the wait's own phase
@@ -20,11 +21,19 @@ struct RequestDeadlines: Sendable {
     let idle: Duration
     /// The whole request's deadline (redirects and body included); `.never` without a total timeout.
     let total: Deadline
+    /// The longest wait for the response head once the request is sent; nil leaves that wait to `idle`.
+    var head: Duration? = nil
 
     /// The deadline for the next wait (a read or a write): the idle timeout from now, or the total
     /// deadline if that comes sooner.
     func nextWait() -> Deadline {
         Swift.min(Deadline.after(idle), total)
+    }
+
+    /// The deadline of the whole wait for a response head starting now, when a head timeout is set (never
+    /// past the total deadline); nil when each read of the head gets the idle timeout instead.
+    func headDeadline() -> Deadline? {
+        head.map { Swift.min(Deadline.after($0), total) }
     }
 
     /// The phase to report when a wait in `phase` timed out: `.total` once the total deadline has passed

@@ -97,9 +97,10 @@ package final class ConnectionPool: Sendable {
     /// bounded by the pool's connect timeout as well, and a failed attempt fails the oldest waiter with its
     /// error. Cancellation removes the request from the queue. With `requiringNewConnection` (the one retry after a reused connection failed), idle
     /// connections of the origin are closed rather than used: they are as old as the one that failed.
-    /// Throws connect errors (exit 6, 7, 35, 60), `timedOut`, `CancellationError`.
+    /// `connectTimeout` bounds a connection this request makes the pool open (a request's own connect
+    /// timeout); nil is the pool's. Throws connect errors (exit 6, 7, 35, 60), `timedOut`, `CancellationError`.
     package func lease(
-        for origin: OriginKey, deadline: Deadline, requiringNewConnection: Bool = false
+        for origin: OriginKey, deadline: Deadline, connectTimeout: Duration? = nil, requiringNewConnection: Bool = false
     ) async throws -> Lease {
         try Task.checkCancellation()
         while true {
@@ -107,7 +108,7 @@ package final class ConnectionPool: Sendable {
             if let idle = try leaseIdleConnection(origin: origin) {
                 lease = idle
             } else {
-                lease = try await waitForLease(origin: origin, deadline: deadline)
+                lease = try await waitForLease(origin: origin, deadline: deadline, connectTimeout: connectTimeout)
             }
             guard let connection = state.withLock({ $0.connections[lease.connection] }) else {
                 preconditionFailure("lease of an unknown connection \(lease.connection)")
@@ -177,7 +178,9 @@ package final class ConnectionPool: Sendable {
     }
 
     /// The slow path: queue for a connection (opening one if the origin is under its limit) and wait.
-    private func waitForLease(origin: OriginKey, deadline: Deadline) async throws -> PoolStateMachine.Grant {
+    private func waitForLease(
+        origin: OriginKey, deadline: Deadline, connectTimeout: Duration?
+    ) async throws -> PoolStateMachine.Grant {
         let request = state.withLock { state -> PoolStateMachine.RequestID in
             state.nextRequestNumber += 1
             return PoolStateMachine.RequestID(state.nextRequestNumber)
@@ -196,7 +199,7 @@ package final class ConnectionPool: Sendable {
                     state.waiters[request] = continuation
                     return state.machine.leaseRequested(request: request, origin: origin)
                 }
-                perform(actions, connectError: nil)
+                perform(actions, connectError: nil, connectTimeout: connectTimeout)
             }
         } onCancel: {
             giveUp(request, error: CancellationError())
@@ -218,8 +221,11 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Performing actions
 
-    /// Does what the machine asked, in order, outside the lock.
-    private func perform(_ actions: [PoolStateMachine.Action], connectError: (any Error)?) {
+    /// Does what the machine asked, in order, outside the lock. A connection opened here gets
+    /// `connectTimeout` (the requesting request's own), or the pool's when nil.
+    private func perform(
+        _ actions: [PoolStateMachine.Action], connectError: (any Error)?, connectTimeout: Duration? = nil
+    ) {
         for action in actions {
             switch action {
             case .enqueue:
@@ -233,7 +239,8 @@ package final class ConnectionPool: Sendable {
             case .createConnection(let id, let origin):
                 // Registered under the lock before it can finish, so `open` always finds its own entry to remove.
                 state.withLock { state in
-                    state.connectTasks[id] = Task { await self.open(id, origin: origin) }
+                    let timeout = connectTimeout ?? self.connectTimeout
+                    state.connectTasks[id] = Task { await self.open(id, origin: origin, timeout: timeout) }
                 }
             case .scheduleIdleTimeout(let timer):
                 let due = Deadline.after(idleTimeout).uptimeNanoseconds
@@ -315,13 +322,13 @@ package final class ConnectionPool: Sendable {
     // MARK: Opening
 
     /// Opens connection `id` and reports the outcome to the machine.
-    private func open(_ id: PoolStateMachine.ConnectionID, origin: OriginKey) async {
+    private func open(_ id: PoolStateMachine.ConnectionID, origin: OriginKey, timeout: Duration) async {
         do {
             let tls = origin.scheme == .https ? try makeTLSContext() : nil
             let connection: PooledConnection
             do {
                 connection = try await PooledConnection.open(
-                    id: id, origin: origin, tls: tls, deadline: .after(connectTimeout))
+                    id: id, origin: origin, tls: tls, deadline: .after(timeout))
             } catch let error as TransportError {
                 throw HTTPWireError(error, phase: .connect)
             }

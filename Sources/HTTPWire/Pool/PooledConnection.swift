@@ -24,13 +24,19 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package let socket: TCPSocket
     /// Bytes read from the stream; the exchange's decoder holds slices of it. Owned by the lease holder.
     package var receiveBuffer: [UInt8] = []
+    /// When opening it reached DNS, TCP and TLS (the request metrics of the first request on it).
+    package let timings: ConnectionTimings
 
     /// Wraps an established stream.
-    package init(id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any ByteStream, socket: TCPSocket) {
+    package init(
+        id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any ByteStream, socket: TCPSocket,
+        timings: ConnectionTimings = ConnectionTimings()
+    ) {
         self.id = id
         self.origin = origin
         self.stream = stream
         self.socket = socket
+        self.timings = timings
     }
 
     /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2) (a SOCKS5
@@ -52,29 +58,43 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package static func open(
         id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, deadline: Deadline
     ) async throws -> PooledConnection {
-        let socket = try await connectedSocket(to: origin, deadline: deadline)
+        var timings = ConnectionTimings(startNanoseconds: Deadline.nowNanoseconds())
+        let socket = try await connectedSocket(to: origin, deadline: deadline, timings: &timings)
         switch origin.scheme {
         case .http:
-            return PooledConnection(id: id, origin: origin, stream: socket, socket: socket)
+            return PooledConnection(id: id, origin: origin, stream: socket, socket: socket, timings: timings)
         case .https:
             guard let tls else { preconditionFailure("an https origin without a TLS context (\(origin))") }
             // Through a tunnel too, TLS runs to the origin: its name for SNI and the certificate check.
             let stream = try await TLSStream.connect(
                 over: socket, serverName: origin.host, context: tls, deadline: deadline)
-            return PooledConnection(id: id, origin: origin, stream: stream, socket: socket)
+            timings.tlsNanoseconds = Deadline.nowNanoseconds()
+            return PooledConnection(id: id, origin: origin, stream: stream, socket: socket, timings: timings)
         }
     }
 
     /// A TCP socket that reaches `origin`: connected to it, or to the proxy (and through it, for a CONNECT
     /// tunnel or SOCKS5). Failing to reach the proxy itself is reported as such (curl's 5 and 7 name the
     /// proxy), failing to resolve the origin locally (`socks5://`) as the origin's.
-    private static func connectedSocket(to origin: OriginKey, deadline: Deadline) async throws -> TCPSocket {
+    /// `timings` gets the instants the name was resolved and the socket connected (through a proxy: the
+    /// proxy's name and the end of the tunnel's set-up).
+    private static func connectedSocket(
+        to origin: OriginKey, deadline: Deadline, timings: inout ConnectionTimings
+    ) async throws -> TCPSocket {
         guard let proxy = origin.proxy else {
-            return try await TCPSocket.connect(host: origin.host, port: origin.port, deadline: deadline)
+            let addresses = try await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline)
+            timings.resolvedNanoseconds = Deadline.nowNanoseconds()
+            let socket = try await TCPSocket.connect(
+                toAddresses: addresses, host: origin.host, port: origin.port, deadline: deadline)
+            timings.connectedNanoseconds = Deadline.nowNanoseconds()
+            return socket
         }
         let socket: TCPSocket
         do {
-            socket = try await TCPSocket.connect(host: proxy.host, port: proxy.port, deadline: deadline)
+            let addresses = try await Resolver.resolve(host: proxy.host, port: proxy.port, deadline: deadline)
+            timings.resolvedNanoseconds = Deadline.nowNanoseconds()
+            socket = try await TCPSocket.connect(
+                toAddresses: addresses, host: proxy.host, port: proxy.port, deadline: deadline)
         } catch let error as TransportError {
             throw HTTPWireError(reachingProxy: error)
         }
@@ -96,6 +116,7 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
                 throw error
             }
         }
+        timings.connectedNanoseconds = Deadline.nowNanoseconds()
         return socket
     }
 

@@ -36,7 +36,12 @@ extension Download {
         fields.remove(name: "If-Range")
         for field in plan.requestFields { fields.append(field) }
         control.withLock { $0.requests += 1 }
-        let response = try await client.stream(HTTPRequest(url: url, fields: fields))
+        // The download's own run loop retries (resuming from disk) and judges statuses (206, 416), so the
+        // request itself neither retries nor validates.
+        var request = HTTPRequest(url: url, fields: fields, options: options.requestOptions)
+        request.options.retry = RetryPolicy.none
+        request.options.validation = ResponseValidation.acceptingAll
+        let response = try await client.stream(request)
         let status = response.status.rawValue
 
         if destination == nil, let directory {
@@ -55,7 +60,7 @@ extension Download {
         }
 
         switch plan.decision(status: status, fields: response.fields) {
-        case .fail(.httpStatus(let status)) where options.retry.retryableStatuses.contains(status):
+        case .fail(.httpStatus(let status)) where retryPolicy.retryableStatuses.contains(status):
             throw StatusFailure(status: status, fields: response.fields)
         case .fail(let error):
             throw error

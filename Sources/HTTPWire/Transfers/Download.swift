@@ -23,7 +23,7 @@ import HTTPWireTransport
     import Glibc
 #endif
 
-/// A download started with ``HTTPClient/download(from:to:options:)`` or
+/// A download started with ``HTTPClient/download(from:to:options:)-(String,_,_)`` or
 /// ``HTTPClient/download(from:toDirectory:options:)``.
 ///
 /// ```swift
@@ -223,11 +223,14 @@ public final class Download: Sendable {
                 default:
                     throw error
                 }
-                let decision = options.retry.decision(
-                    afterAttempt: failedAttempts, outcome: outcome, method: .get, now: Self.now())
-                guard case .retry(let delay) = decision else { throw reported }
+                // The one retry mechanism of HTTPWire (RetryPolicy), as every request uses it; the next attempt
+                // plans from the bytes on disk, so a retry resumes.
+                guard
+                    let delay = retryPolicy.retryDelay(
+                        afterAttempt: failedAttempts, outcome: outcome, method: .get, deadline: .never)
+                else { throw reported }
                 eventSink.yield(.retrying(attempt: failedAttempts, delay: delay, error: reported))
-                try await Reactor.shared.sleep(until: .after(delay))
+                try await RetryPolicy.sleep(for: delay)
             }
         }
     }
@@ -258,8 +261,8 @@ public final class Download: Sendable {
         eventSink.yield(.resumed)
     }
 
-    /// The current time for `Retry-After` dates.
-    private static func now() -> Date { Date() }
+    /// The retry policy of this download: its options', else its client's.
+    var retryPolicy: RetryPolicy { options.retry ?? client.configuration.retry }
 
     // MARK: One download per destination
 

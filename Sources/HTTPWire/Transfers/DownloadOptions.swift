@@ -8,7 +8,7 @@
 
 import HTTPWireCodec
 
-/// Choices for one download made with ``HTTPClient/download(from:to:options:)``.
+/// Choices for one download made with ``HTTPClient/download(from:to:options:)-(String,_,_)``.
 ///
 /// ```swift
 /// var options = DownloadOptions()
@@ -24,8 +24,17 @@ public struct DownloadOptions: Sendable {
     /// ``HTTPWireError/checksumMismatch(expected:actual:)`` and the part file is not put in place.
     public var expectedSHA256: SHA256Digest?
     /// How often a failed attempt is tried again. A connection dropped or stalled mid-body is retried from
-    /// the bytes already on disk, never from zero. Default: no retries.
-    public var retry: RetryPolicy = .none
+    /// the bytes already on disk, never from zero. Default nil: the client's ``ClientConfiguration/retry``
+    /// (``RetryPolicy/none`` unless set). The same value as `requestOptions.retry`.
+    public var retry: RetryPolicy? {
+        get { requestOptions.retry }
+        set { requestOptions.retry = newValue }
+    }
+    /// Timeouts, redirects, credentials and retries for each request of the download, overriding the
+    /// client's field by field as for any request (``RequestOptions``). Validation does not apply: a
+    /// download accepts only the answers it can use (2xx, and the 206 and 416 of a resume), and fails with
+    /// ``HTTPWireError/httpStatus(_:)`` on the others.
+    public var requestOptions = RequestOptions()
     /// Extra request fields (authorization, a user agent). `Range` and `If-Range` are the download's own
     /// and are replaced.
     public var fields: HTTPFields = [:]

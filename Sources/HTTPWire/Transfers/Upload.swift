@@ -20,8 +20,8 @@ import HTTPWireCodec
 
 /// An upload in progress: its progress as an asynchronous sequence and its response.
 ///
-/// Start one with ``HTTPClient/upload(_:to:method:fields:expectContinue:)`` (a multipart form),
-/// ``HTTPClient/upload(file:to:method:fields:expectContinue:)`` (a file as the whole body) or
+/// Start one with ``HTTPClient/upload(_:to:method:fields:expectContinue:options:)`` (a multipart form),
+/// ``HTTPClient/upload(file:to:method:fields:expectContinue:options:)`` (a file as the whole body) or
 /// ``HTTPClient/upload(_:)`` (any request). The upload starts at once and runs to its end even if nobody
 /// reads ``progress``; ``cancel()`` stops it, and so does cancelling a task awaiting ``response``.
 ///
@@ -91,11 +91,13 @@ extension HTTPClient {
     ///   - fields: request fields; `Content-Type` with the boundary is added unless given.
     ///   - expectContinue: send `Expect: 100-continue` and wait briefly for the server's go-ahead, so a server
     ///     that refuses the upload (401, 413) does so before the body is sent (RFC 9110 §10.1.1).
+    ///   - options: this upload's timeouts, retries, validation, credentials (a longer total timeout than
+    ///     the client's, say); unset ones are the client's.
     public func upload(
         _ form: MultipartForm, to url: String, method: Method = .post, fields: HTTPFields = [:],
-        expectContinue: Bool = false
+        expectContinue: Bool = false, options: RequestOptions = RequestOptions()
     ) -> Upload {
-        var request = HTTPRequest(method: method, url: url, fields: fields, body: .multipart(form))
+        var request = HTTPRequest(method: method, url: url, fields: fields, body: .multipart(form), options: options)
         request.expectContinue = expectContinue
         return upload(request)
     }
@@ -110,9 +112,9 @@ extension HTTPClient {
     /// ```
     public func upload(
         file path: String, to url: String, method: Method = .put, fields: HTTPFields = [:],
-        expectContinue: Bool = false
+        expectContinue: Bool = false, options: RequestOptions = RequestOptions()
     ) -> Upload {
-        var request = HTTPRequest(method: method, url: url, fields: fields, body: .file(path: path))
+        var request = HTTPRequest(method: method, url: url, fields: fields, body: .file(path: path), options: options)
         request.expectContinue = expectContinue
         return upload(request)
     }

@@ -1,16 +1,21 @@
-// RetryPolicy: whether a failed attempt is worth another try, and how long to wait before it.
-// Features layer: pure decisions. The caller passes the current time (for `Retry-After` dates) and does the
-// waiting itself, so tests need no clock and no sleeps.
+// RetryPolicy: whether a failed attempt is worth another try, how long to wait before it, and the one
+// place that waits (client layer).
 //
 // Retrying is right when the failure was probably transient and repeating the request is harmless: the
-// connection dropped or stalled mid-body, the server said 503 Service Unavailable. It is wrong when the
-// request itself is the problem (4xx), when the server's answer was malformed, or when repeating could
-// do something twice (a non-idempotent method, RFC 9110 §9.2.2). Waits grow exponentially up to a cap, and a
-// server's `Retry-After` (RFC 9110 §10.2.3) replaces our own guess. There is no random jitter, so the
-// schedule is the same on every run; a download resumes with `ResumePlan` after a retry rather than
-// starting over. This file must not sleep or touch the network.
+// connection dropped or stalled, the server said 503 Service Unavailable. It is wrong when the request
+// itself is the problem (4xx), when the server's answer was malformed, or when repeating could do something
+// twice (a non-idempotent method, RFC 9110 §9.2.2). Waits grow exponentially up to a cap, and a server's
+// `Retry-After` (RFC 9110 §10.2.3) replaces our own guess. There is no random jitter, so the schedule is the
+// same on every run.
+//
+// This is HTTPWire's one retry mechanism: `HTTPClient` retries every request with
+// `retryDelay(afterAttempt:outcome:method:deadline:)` and `sleep(for:)`, and a download's run loop calls the
+// same two between its attempts (each of which plans again from the bytes on disk, so a retried download
+// resumes). The decision itself (`decision(afterAttempt:outcome:method:now:)`) reads no clock and
+// never sleeps, so it is tested without either; the wait is a reactor timer, never `Task.sleep`.
 
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -21,12 +26,15 @@ import HTTPWireCodec
 /// How many times a request is retried, how long to wait in between, and which failures qualify.
 ///
 /// ```swift
-/// let policy = RetryPolicy(maxRetries: 3)
-/// switch policy.decision(afterAttempt: 1, outcome: .status(503, head.fields), method: .get, now: Date()) {
-/// case .retry(let delay): try await Task.sleep(for: delay)   // then send again
-/// case .giveUp: throw HTTPWireError.httpStatus(503)
-/// }
+/// var configuration = ClientConfiguration()
+/// configuration.retry = .idempotent                 // GET, PUT, DELETE... retried on 502/503/504, drops
+/// var request = HTTPRequest(url: "https://api.example.test/report")
+/// request.options.retry = RetryPolicy(maxRetries: 5, initialBackoff: .milliseconds(200))   // this one: more
 /// ```
+///
+/// Only idempotent methods (RFC 9110 §9.2.2) with a body that can be sent again are retried. A
+/// `Retry-After` longer than ``maxRetryAfter``, or a wait that would pass the request's total timeout, ends
+/// the retries: the last answer is returned (or the last error thrown) at once.
 public struct RetryPolicy: Sendable, Hashable {
     /// Retries after the first attempt; zero disables retrying. Default 3, as a human would try.
     public var maxRetries: Int
@@ -56,6 +64,11 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Never retry.
     public static let none = RetryPolicy(maxRetries: 0)
+
+    /// Up to three retries of idempotent requests on 502 Bad Gateway, 503 Service Unavailable, 504 Gateway
+    /// Timeout and connection failures, waiting 1 s, 2 s, 4 s or what `Retry-After` says. 500 is left out:
+    /// an internal error is more often a bug that repeats than an overload that passes.
+    public static let idempotent = RetryPolicy(maxRetries: 3, retryableStatuses: [502, 503, 504])
 
     /// How an attempt ended.
     enum Outcome: Sendable, Hashable {
@@ -116,11 +129,29 @@ public struct RetryPolicy: Sendable, Hashable {
         case .invalidURL, .couldNotResolveHost, .malformedResponse, .httpStatus, .localWriteFailed,
             .localReadFailed, .localFileChanged, .checksumMismatch, .tlsHandshakeFailed, .tooManyRedirects,
             .peerCertificateRejected,
-            .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge,
+            .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge, .unacceptableResponse,
             .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired, .proxyTunnelFailed,
             .socksProxyFailed:
             return false
         }
+    }
+
+    // MARK: The one wait
+
+    /// The wait before sending again after attempt number `attempt` (1-based) ended in `outcome`, or nil to
+    /// report the outcome: no retry left, not a retryable outcome or method, or a wait that would end after
+    /// `deadline` (the request's total one: the retry could not finish in time). The caller drops what it
+    /// holds (the response, its connection) and then waits with ``sleep(for:)``.
+    func retryDelay(afterAttempt attempt: Int, outcome: Outcome, method: Method, deadline: Deadline) -> Duration? {
+        guard case .retry(let delay) = decision(afterAttempt: attempt, outcome: outcome, method: method, now: Date())
+        else { return nil }
+        return Deadline.after(delay) < deadline ? delay : nil
+    }
+
+    /// Waits `delay` on the reactor's clock (a reactor timer, the library's one clock; cancellation ends
+    /// the wait with `CancellationError`). Every retry wait in HTTPWire is this call.
+    static func sleep(for delay: Duration) async throws {
+        try await Reactor.shared.sleep(until: .after(delay))
     }
 
     // MARK: Retry-After
