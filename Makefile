@@ -5,9 +5,10 @@ SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
 RELEASE      := -c release --static-swift-stdlib
 DEB_PACKAGES := libssl-dev nginx-light
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 6
+FUZZ_RUNS    ?= 10000000
 
-.PHONY: all build demo test lint format deps fuzz bench-codec bench clean docs
+.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs
 
 all: build
 
@@ -35,12 +36,12 @@ demo: deps
 	$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire demo
 
 ## test: lint, build with warnings as errors, run every test, build the docs (a broken link fails), then a
-## short fuzz run of the response decoder.
+## short run of every fuzz target.
 test: deps lint
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --skip-build
 	$(MAKE) --no-print-directory docs
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+	$(MAKE) --no-print-directory fuzz
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
@@ -48,9 +49,14 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-## fuzz: libFuzzer on the response decoder, seeded from Fixtures/responses (FUZZ_SECONDS=600 for longer).
+## fuzz: every libFuzzer target in Tests/Fuzz/Targets for FUZZ_SECONDS each (default 6: about a minute in all
+## once the builds are cached in .build/fuzz). One target: Tests/Fuzz/fuzz.sh NAME SECONDS. See docs/reliability.md.
 fuzz:
-	@bash Tests/Fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+	@bash Tests/Fuzz/fuzz.sh all $(FUZZ_SECONDS)
+
+## fuzz-long: every fuzz target to FUZZ_RUNS executions each (default 10 million), one after the other.
+fuzz-long:
+	@bash Tests/Fuzz/fuzz.sh all --runs $(FUZZ_RUNS)
 
 ## bench-codec: decoder throughput (release build, not a test).
 bench-codec:
