@@ -167,6 +167,7 @@ enum ResponseDecoderFuzz {
             expect(response.interim.count <= limits.maxInformationalResponses, "too many interim responses")
             for interim in response.interim {
                 expect(interim.status.isInformational && interim.status.rawValue != 101, "interim \(interim.status)")
+                if let problem = FieldCheck.problem(in: interim.fields) { expect(false, problem) }
             }
             if index > 0 {
                 let previous = outcome.responses[index - 1]
@@ -178,6 +179,9 @@ enum ResponseDecoderFuzz {
                 continue
             }
             expect(!head.status.isInformational, "a final head with status \(head.status)")
+            if let problem = FieldCheck.problem(in: head.fields) { expect(false, problem) }
+            // RFC 9112 §4: the reason is kept for display; it never holds the bytes that end or cut a line.
+            expect(!head.reason.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), "reason \(head.reason)")
             let isBodiless =
                 response.method == .head || head.status.rawValue == 204 || head.status.rawValue == 304
                 || (response.method == .connect && head.status.kind == .successful)
@@ -193,6 +197,7 @@ enum ResponseDecoderFuzz {
             }
             if let trailers = response.trailers {
                 expect(trailers.isEmpty || response.framing == .chunked, "trailers without chunked coding")
+                if let problem = FieldCheck.problem(in: trailers) { expect(false, "trailer: \(problem)") }
                 expect(response.framing != .untilClose || !response.isKeepAlive, "reuse after a body until close")
             }
         }
