@@ -149,11 +149,12 @@ seed_folders() {
 # libFuzzer's final figures, from its log, as one line for people and a summary file for docs.
 report() {
     local name=$1 log=$2 status=$3 seconds=$4 dir="$OUT/$1"
-    local runs rate done_line added rss
+    local runs rate done_line added rss slowest
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     added=$(sed -n 's/^stat::new_units_added: *//p' "$log")
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
+    slowest=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log")
     done_line=$(grep -E '^#[0-9]+[[:space:]]+(DONE|INITED|pulse|NEW|REDUCE)' "$log" | tail -1 || true)
     local cov ft corpus
     cov=$(echo "$done_line" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
@@ -169,6 +170,7 @@ report() {
         echo "corpus=${corpus:-0}"
         echo "new_units=${added:-0}"
         echo "peak_rss_mb=${rss:-0}"
+        echo "slowest_input_seconds=${slowest:-0}"
         echo "libfuzzer_exit=$status"
     } >"$dir/summary.txt"
     echo "fuzz: $name: ${runs:-0} executions in ${seconds}s (${rate:-0}/s), cov ${cov:-?}, ft ${ft:-?}," \
