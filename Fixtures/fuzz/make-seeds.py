@@ -183,6 +183,15 @@ for index, value in enumerate(
 seed(B, "fuzz-content-range-last-int64-max", "bytes=9223372036854775807-\nbytes 0-9223372036854775807/*")
 
 
+# ContentDisposition.sanitizedFileName trims spaces before cutting a name to 255 bytes, so the cut can end in
+# spaces and sanitising again changes the name. The fuzzer's input was 400 bytes of noise; this is the same
+# failure in a readable form. Not fixed yet (Sources/HTTPWire is being refactored): a known bug of the target.
+seed(C, "fuzz-name-cut-before-trailing-spaces", 'attachment; filename="' + "a" * 250 + " " * 10 + "b" * 10 + '"')
+# Found while triaging the one above, and flagged by the same target: spaces, dots, spaces are dropped once
+# each, so ". .bashrc" is saved as ".bashrc". Not fixed yet either: a known bug of the target.
+seed(C, "fuzz-dot-space-dot-bashrc", 'attachment; filename=". .bashrc"')
+
+
 def main():
     for target, seeds in SEEDS.items():
         folder = os.path.join(HERE, target)

@@ -50,12 +50,15 @@ struct FuzzRegression: Sendable, CustomTestStringConvertible {
         }
     ]
 
-    @Test("every fuzz-* file in Fixtures/fuzz has a regression entry, and every entry a file")
+    /// The seed folders of the codec's targets. The folders of targets for HTTPWire's parsers are replayed
+    /// by tests in HTTPWireTests (ContentDispositionFuzzRegressionTests), which can import the library.
+    static let codecTargets = ["ByteRange", "HTTPDate", "PercentEncoding", "RequestDecoder", "TargetURL"]
+
+    @Test("every fuzz-* file of a codec target's seeds has a regression entry, and every entry a file")
     func catalogMatchesFiles() throws {
         var files: Set<String> = []
-        for target in try FileManager.default.contentsOfDirectory(atPath: Self.directory) {
-            let folder = Self.directory + "/" + target
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+        for target in Self.codecTargets {
+            let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory + "/" + target)
             for name in names where name.hasPrefix("fuzz-") { files.insert(target + "/" + name) }
         }
         #expect(files == Set(Self.regressions.map { $0.target + "/" + $0.file }))
