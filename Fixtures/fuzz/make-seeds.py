@@ -176,6 +176,39 @@ for index, value in enumerate(
 ):
     seed(M, "value-%02d" % index, value)
 
+# MARK: ResumeRecord: the content of a .part.resume file
+
+S = "ResumeRecord"
+RECORD = "httpwire-resume 1\nurl: https://example.test/big.iso\n"
+seed(S, "minimal", RECORD + "committed-bytes: 0\n")
+seed(
+    S,
+    "full",
+    RECORD + 'etag: W/"v7"\nlast-modified: Sun, 06 Nov 1994 08:49:37 GMT\nexpected-length: 4000000\ncommitted-bytes: 1048576\n',
+)
+seed(S, "reordered-leading-zeros", "httpwire-resume 1\ncommitted-bytes: 007\nexpected-length: 0010\nurl: http://h/x\n")
+seed(S, "cut-short", RECORD + "committed-bytes: 10")
+seed(S, "beyond-expected", RECORD + "expected-length: 5\ncommitted-bytes: 6\n")
+seed(S, "duplicate-key", RECORD + "url: http://other/\ncommitted-bytes: 1\n")
+seed(S, "unknown-key", RECORD + "colour: blue\ncommitted-bytes: 1\n")
+seed(S, "version-2", "httpwire-resume 2\nurl: http://h/\ncommitted-bytes: 1\n")
+seed(S, "nineteen-digits", RECORD + "committed-bytes: 9223372036854775807\n")
+seed(S, "crlf", "httpwire-resume 1\r\nurl: http://h/\r\ncommitted-bytes: 1\r\n")
+seed(S, "no-space", RECORD + "committed-bytes:1\n")
+seed(S, "not-utf8", b"httpwire-resume 1\nurl: http://h/caf\xe9\ncommitted-bytes: 1\n")
+
+# MARK: RetryAfter (RFC 9110 §10.2.3): one field value, delay-seconds or an HTTP-date
+
+A = "RetryAfter"
+for index, value in enumerate(
+    [
+        "120", "0", " 5 ", "\t7", "9223372036854775807", "99999999999999999999999", "-1", "1.5", "+3", "12 s",
+        "Sun, 06 Nov 1994 08:49:37 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", "Wednesday, 01-Jan-76 00:00:00 GMT",
+        "Tue Jun  9 12:00:00 2026", "soon", "",
+    ]
+):
+    seed(A, "value-%02d" % index, value)
+
 # MARK: Found by the fuzzer: each failure input, byte for byte
 
 # The first ByteRange run: a last position of 2^63 - 1 with an unknown length parsed, and byteCount (last -
