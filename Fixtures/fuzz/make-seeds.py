@@ -209,6 +209,23 @@ for index, value in enumerate(
 ):
     seed(A, "value-%02d" % index, value)
 
+# MARK: Arguments: wire's command line, words separated by NUL bytes (argv without the program name)
+
+W = "Arguments"
+for index, words in enumerate(
+    [
+        ["get", "-i", "http://x/"], ["get", "--timeout=5", "-H", "Accept: */*", "http://a/", "http://b/"],
+        ["head", "--max-redirects", "0", "https://h/"], ["post", "--json", '{"a":1}', "http://h/"],
+        ["put", "-d", "@file.txt", "http://h/"], ["upload", "-F", "photo=@a.png;type=image/png;filename=b.png", "http://h/"],
+        ["download", "--dir", "/tmp", "--parallel", "4", "--retry", "3", "--sha256", "ab" * 32, "http://h/f"],
+        ["serve", "--port", "8080", "--tls", "--log", "."], ["demo"], ["--version"], ["help", "get"], ["get", "--help"],
+        ["get", "--", "-not-an-option"], ["get", "--timeout", "nan", "http://h/"], ["get", "--port", "65536"],
+        ["get", "-m", "1e309", "http://h/"], ["get", "--parallel=0", "http://h/"], ["frobnicate"], [],
+        ["get", "--connect-timeout", "-1", "http://h/"], ["get", "-H", "X:\r\nY: z", "http://h/"],
+    ]
+):
+    seed(W, "words-%02d" % index, "\x00".join(words))
+
 # MARK: Found by the fuzzer: each failure input, byte for byte
 
 # The first ByteRange run: a last position of 2^63 - 1 with an unknown length parsed, and byteCount (last -
