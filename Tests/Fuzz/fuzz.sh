@@ -146,9 +146,21 @@ seed_folders() {
     return 0
 }
 
-# libFuzzer's final figures, from its log, as one line for people and a summary file for docs.
+# CPU seconds (user + system) used by this shell's finished children so far, from the `times` builtin.
+children_cpu_seconds() {
+    times >"$OUT/times.txt"
+    tail -1 "$OUT/times.txt" | awk '{
+        total = 0
+        for (i = 1; i <= 2; i++) { split($i, part, "m"); sub("s", "", part[2]); total += part[1] * 60 + part[2] }
+        printf "%.1f", total
+    }'
+}
+
+# libFuzzer's final figures, from its log, as one line for people and a summary file for docs. The
+# executions per CPU second are the figure to compare across runs: on a shared machine the wall-clock rate
+# also measures the neighbours.
 report() {
-    local name=$1 log=$2 status=$3 seconds=$4 dir="$OUT/$1"
+    local name=$1 log=$2 status=$3 seconds=$4 cpu=$5 dir="$OUT/$1"
     local runs rate done_line added rss slowest
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
@@ -165,6 +177,9 @@ report() {
         echo "executions=${runs:-0}"
         echo "exec_per_second=${rate:-0}"
         echo "seconds=$seconds"
+        echo "cpu_seconds=$cpu"
+        echo "exec_per_cpu_second=$(awk -v r="${runs:-0}" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? r / c : 0) }')"
+        echo "load_average=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
         echo "coverage_edges=${cov:-0}"
         echo "features=${ft:-0}"
         echo "corpus=${corpus:-0}"
@@ -173,19 +188,20 @@ report() {
         echo "slowest_input_seconds=${slowest:-0}"
         echo "libfuzzer_exit=$status"
     } >"$dir/summary.txt"
-    echo "fuzz: $name: ${runs:-0} executions in ${seconds}s (${rate:-0}/s), cov ${cov:-?}, ft ${ft:-?}," \
-        "corpus ${corpus:-?} (inputs/size), peak RSS ${rss:-?} MB"
+    echo "fuzz: $name: ${runs:-0} executions in ${seconds}s (${rate:-0}/s, ${cpu} CPU s), cov ${cov:-?}," \
+        "ft ${ft:-?}, corpus ${corpus:-?} (inputs/size), peak RSS ${rss:-?} MB"
 }
 
 # Fuzzes one built target; $2 is a libFuzzer limit such as -max_total_time=8 or -runs=10000000.
 run_target() {
-    local name=$1 limit=$2 dir="$OUT/$1" max_len seeds before after status start
+    local name=$1 limit=$2 dir="$OUT/$1" max_len seeds before after status start cpu_before cpu
     max_len=$(directive "$name" max-len)
     mapfile -t seeds < <(seed_folders "$name")
     mkdir -p "$dir/corpus" "$dir/artifacts"
     before=$(find "$dir/artifacts" -type f | wc -l)
     echo "fuzz: $name: $limit, $(find "$dir/corpus" -type f | wc -l) corpus inputs, seeds ${seeds[*]:-none}"
     start=$(date +%s)
+    cpu_before=$(children_cpu_seconds)
     set +e
     # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
     SWIFT_BACKTRACE=enable=no "$dir/$name-fuzz" "$dir/corpus" "${seeds[@]}" "$limit" -dict="$DICT" \
@@ -193,7 +209,8 @@ run_target() {
         -artifact_prefix="$dir/artifacts/" ${FUZZ_FLAGS:-} >"$dir/fuzz.log" 2>&1
     status=$?
     set -e
-    report "$name" "$dir/fuzz.log" "$status" "$(($(date +%s) - start))"
+    cpu=$(awk -v a="$cpu_before" -v b="$(children_cpu_seconds)" 'BEGIN { printf "%.1f", b - a }')
+    report "$name" "$dir/fuzz.log" "$status" "$(($(date +%s) - start))" "$cpu"
     after=$(find "$dir/artifacts" -type f | wc -l)
     if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
         grep -E "fuzz check failed|ERROR: |SUMMARY: |Fatal error|Test unit written|==[0-9]+==" "$dir/fuzz.log" \
