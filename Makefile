@@ -5,7 +5,7 @@ SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
 RELEASE      := -c release --static-swift-stdlib
 DEB_PACKAGES := libssl-dev nginx-light
-FUZZ_SECONDS ?= 6
+FUZZ_SECONDS ?= 5
 FUZZ_RUNS    ?= 10000000
 
 .PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs
@@ -49,7 +49,7 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
-## fuzz: every libFuzzer target in Tests/Fuzz/Targets for FUZZ_SECONDS each (default 6: about a minute in all
+## fuzz: every libFuzzer target in Tests/Fuzz/Targets for FUZZ_SECONDS each (default 5: about a minute in all
 ## once the builds are cached in .build/fuzz). One target: Tests/Fuzz/fuzz.sh NAME SECONDS. See docs/reliability.md.
 fuzz:
 	@bash Tests/Fuzz/fuzz.sh all $(FUZZ_SECONDS)
