@@ -21,18 +21,18 @@ import HTTPWire
 public func fuzzResumeRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     guard let record = try? ResumeRecord(decoding: input.bytes) else { return 0 }
-    let text = input.text.debugDescription
-    FuzzCheck.expect(record.committedBytes >= 0, "\(text): negative committed bytes")
+    func text() -> String { input.text.debugDescription }
+    FuzzCheck.expect(record.committedBytes >= 0, "\(text()): negative committed bytes")
     if let expected = record.expectedLength {
-        FuzzCheck.expect(record.committedBytes <= expected, "\(text): committed bytes beyond the expected length")
+        FuzzCheck.expect(record.committedBytes <= expected, "\(text()): committed bytes beyond the expected length")
     }
     let encoded: String
     do throws(ResumeRecord.Damage) {
         encoded = try record.encoded()
     } catch {
-        FuzzCheck.fail("\(text) decodes but cannot be encoded: \(error)")
+        FuzzCheck.fail("\(text()) decodes but cannot be encoded: \(error)")
     }
     let again = try? ResumeRecord(decoding: Array(encoded.utf8))
-    FuzzCheck.expect(again == record, "\(text) encodes as \(encoded.debugDescription), which decodes differently")
+    FuzzCheck.expect(again == record, "\(text()) encodes as \(encoded.debugDescription), which decodes differently")
     return 0
 }

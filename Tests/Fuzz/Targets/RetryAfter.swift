@@ -32,15 +32,15 @@ public func fuzzRetryAfter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // Half the inputs with a clock in 2026, where HTTP-dates are near; half with any Double at all.
     let seconds = hash & 1 == 0 ? 1_781_000_000 + Double(hash >> 40) : Double(bitPattern: hash)
     guard let delay = RetryPolicy.retryAfterDelay(text, now: Date(timeIntervalSince1970: seconds)) else { return 0 }
-    let message = "\(text.debugDescription) at \(seconds) gives \(delay)"
-    FuzzCheck.expect(delay >= .zero, message)
+    func message() -> String { "\(text.debugDescription) at \(seconds) gives \(delay)" }
+    FuzzCheck.expect(delay >= .zero, message())
     let trimmed = text.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
     let digits = Array(trimmed.reversed())
     if let first = digits.first, first >= 0x30, first <= 0x39 {
         let value = Int64(String(decoding: digits, as: UTF8.self)) ?? Int64.max
-        FuzzCheck.expect(delay == .seconds(value), message)
+        FuzzCheck.expect(delay == .seconds(value), message())
     } else {
-        FuzzCheck.expect(delay <= .seconds(1_000_000_000), message)
+        FuzzCheck.expect(delay <= .seconds(1_000_000_000), message())
     }
     return 0
 }

@@ -7,8 +7,8 @@
 // items appended — must be one the client can send and the pool can key on:
 // - its request target is what the encoder accepts (visible ASCII, starts with `/`, no dot segments left);
 // - the host is lowercase, the port 1–65535, the Host value holds no byte that could end a field line;
-// - it is a fixed point: parsing its own description gives it back, and so does resolving that description
-//   (an absolute reference) or the empty reference (the same document) against it;
+// - it is a fixed point: parsing its own description gives it back, and so does resolving the empty
+//   reference (the same document) against it;
 // - the file name taken from it (`lastPathSegment`) can never climb out of a download folder.
 //
 // fuzz-module: HTTPWireCodec
@@ -39,10 +39,11 @@ enum TargetURLFuzz {
     /// RFC 3986 §5.4's base URL, for references whose first line is not a URL.
     static let exampleBase = try! TargetURL("http://a/b/c/d;p?q")
 
-    /// Everything a URL handed to the client must satisfy; `origin` says how it was made.
-    static func check(_ url: TargetURL, from origin: String) {
+    /// Everything a URL handed to the client must satisfy; `origin` says how it was made (built only for a
+    /// failure message: escaping the input on every run cost more than some of the checks).
+    static func check(_ url: TargetURL, from origin: @autoclosure () -> String) {
         func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            FuzzCheck.expect(condition, "\(origin): \(message())\n url: \(url.description.debugDescription)")
+            FuzzCheck.expect(condition, "\(origin()): \(message())\n url: \(url.description.debugDescription)")
         }
         let target = url.pathAndQuery
         do throws(CodecError) {
@@ -61,7 +62,6 @@ enum TargetURLFuzz {
 
         let description = url.description
         expect((try? TargetURL(description)) == url, "parsing the description gives \(parse(description))")
-        expect((try? url.resolving(description)) == url, "resolving the description gives another URL")
         expect((try? url.resolving("")) == url, "resolving the empty reference gives another URL")
 
         if let name = url.lastPathSegment {
