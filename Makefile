@@ -2,13 +2,15 @@
 # Each target first makes sure the Debian packages it needs are present (see `deps`).
 
 SWIFT        ?= swift
-SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+# Warnings are errors, and a target that imports another target of the package without declaring it a
+# dependency fails the build: with the targets as layers, that is the compiler refusing an upward arrow.
+SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 RELEASE      := -c release --static-swift-stdlib
 DEB_PACKAGES := libssl-dev nginx-light
 FUZZ_SECONDS ?= 5
 FUZZ_RUNS    ?= 10000000
 
-.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs
+.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs api
 
 all: build
 
@@ -66,6 +68,13 @@ bench-codec:
 ## docs: the DocC site of HTTPWire and HTTPWireCodec in .build/docs, built offline; a docc warning fails it.
 docs: deps
 	@SWIFT=$(SWIFT) bash docs/build-docs.sh
+	@bash docs/api.sh --check
+
+## api: writes the public surface (every public symbol of HTTPWire and HTTPWireCodec, sorted) to docs/api.txt;
+## `make docs` fails when the code and that file disagree.
+api: deps
+	@SWIFT=$(SWIFT) DOCS_GRAPHS_ONLY=1 bash docs/build-docs.sh
+	@bash docs/api.sh --write
 
 ## bench: HTTPWire against curl and URLSession on loopback nginx, side by side (release build, not a test).
 ## BENCH_ROUNDS=N (default 5), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.

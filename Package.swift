@@ -1,7 +1,12 @@
 // swift-tools-version:6.0
 // HTTPWire: an HTTP/1.1 client written from the socket up.
-// No package dependencies: the codec needs only the standard library, the library adds
-// FoundationEssentials and the system's OpenSSL (libssl-dev, installed by `make`).
+// No package dependencies: the codec needs only the standard library, the transport adds the system's
+// OpenSSL (libssl-dev, installed by `make`), the library adds FoundationEssentials.
+//
+// The targets are the layers, and their dependencies point down only, so the compiler refuses an upward
+// import: HTTPWireCodec (bytes and HTTP/1.1 grammar) <- HTTPWireTransport (descriptors, epoll, timers, TLS,
+// disk files; no HTTP) <- HTTPWire (pool, exchange, bodies, client API, uploads, downloads) <- the edge
+// (wire, FixtureServer, Examples, benchmarks). Cross-target internals are `package`, never `public`.
 import PackageDescription
 
 let package = Package(
@@ -19,9 +24,12 @@ let package = Package(
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         // The sans-IO HTTP/1.1 codec: bytes in, events out. Standard library only.
         .target(name: "HTTPWireCodec"),
-        .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "COpenSSL", "CSystem"]),
-        .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec"]),
-        .executableTarget(name: "wire", dependencies: ["HTTPWire", "FixtureServer"]),
+        // Sockets, the epoll reactor and its timers, OpenSSL, disk files, the syscall wrapper. Knows no HTTP:
+        // it does not import the codec.
+        .target(name: "HTTPWireTransport", dependencies: ["COpenSSL", "CSystem"]),
+        .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport"]),
+        .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport"]),
+        .executableTarget(name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer"]),
         // Small complete programs on the public API, one file per example (`swift run Examples`).
         .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
@@ -29,18 +37,25 @@ let package = Package(
         // processes against nginx and BenchServer (the fixture server in its own process). URLSession lives in
         // its own target so the library never links FoundationNetworking.
         .executableTarget(name: "NetBench", path: "Sources/Benchmarks/NetBench"),
-        .executableTarget(name: "WireBench", dependencies: ["HTTPWire"], path: "Sources/Benchmarks/WireBench"),
+        .executableTarget(
+            name: "WireBench", dependencies: ["HTTPWire", "HTTPWireTransport"], path: "Sources/Benchmarks/WireBench"),
         .executableTarget(name: "URLSessionBench", path: "Sources/Benchmarks/URLSessionBench"),
         .executableTarget(name: "BenchServer", dependencies: ["FixtureServer"], path: "Sources/Benchmarks/BenchServer"),
         .executableTarget(
-            name: "UploadBench", dependencies: ["HTTPWire", "HTTPWireCodec", "FixtureServer"],
+            name: "UploadBench", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "FixtureServer"],
             path: "Sources/Benchmarks/UploadBench"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
-        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "FixtureServer"]),
+        // What both client-level test targets share: the one time scale, waits on conditions, subprocesses and
+        // other blocking calls run off the cooperative pool, and a closed port nobody else can take.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "HTTPWireTests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "TestSupport"]),
         // Depends on wire so tests can `@testable import wire` (ProgressBar, Arguments) and so the wire binary
         // is built next to the test bundle, where the tests run it as a user would.
-        .testTarget(name: "WireCLITests", dependencies: ["HTTPWire", "FixtureServer", "wire"]),
+        .testTarget(
+            name: "WireCLITests",
+            dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "wire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// Handlers of the plain routes; see Routes.swift for their URLs.
 enum BasicRoutes {
@@ -111,12 +112,12 @@ enum BasicRoutes {
         var fields: HTTPFields = ["Content-Type": "application/octet-stream"]
         if hasTrailers { fields.append(name: "Trailer", value: "X-Checksum-SHA256, X-Chunks") }
         try await connection.sendHead(status: 200, fields: fields, framing: .chunked)
-        var hasher = SHA256Digest.Hasher()
+        var hasher = SHA256Hasher()
         let chunksPerWrite = interval > 0 ? 1 : max(1, chunkedWriteBytes / size)
         var buffer: [UInt8] = []
         var index = 0
         while index < chunks && !request.isHead {
-            if interval > 0 && index > 0 { try await Task.sleep(for: .milliseconds(interval)) }
+            if interval > 0 && index > 0 { try await ServerExecutor.sleep(for: .milliseconds(interval)) }
             buffer.removeAll(keepingCapacity: true)
             for chunk in index..<min(chunks, index + chunksPerWrite) {
                 let start = Int64(chunk) * Int64(size)
@@ -129,7 +130,7 @@ enum BasicRoutes {
             index = min(chunks, index + chunksPerWrite)
             try await connection.writeBody(buffer)
         }
-        let checksum = hasher.finalize()?.hexString ?? ""
+        let checksum = hasher.finalize().flatMap { SHA256Digest(bytes: $0)?.hexString } ?? ""
         var trailers = HTTPFields()
         if hasTrailers {
             trailers.append(name: "X-Checksum-SHA256", value: checksum)
@@ -149,7 +150,8 @@ enum BasicRoutes {
     /// `/delay?ms=1000`: waits, then answers. Cancelled promptly by `stop()`.
     static func delay(_ request: FixtureRequest, _ connection: FixtureConnection) async throws {
         let milliseconds = max(0, request.integer("ms", default: 1000))
-        try await Task.sleep(for: .milliseconds(milliseconds))
+        while try await connection.nextBodyChunk() != nil {}
+        try await ServerExecutor.sleep(for: .milliseconds(milliseconds))
         try await connection.respondJSON(Delayed(delayedMs: milliseconds))
     }
 }

@@ -20,14 +20,22 @@ enum FaultRoutes {
         let count = max(0, request.integer("bytes", default: 10))
         let interval = max(0, request.integer("interval_ms", default: 100))
         let delay = max(0, request.integer("delay_ms", default: 0))
-        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
+        if delay > 0 { try await ServerExecutor.sleep(for: .milliseconds(delay)) }
         try await connection.sendHead(
             status: 200, fields: ["Content-Type": "text/plain"], framing: .contentLength(Int64(count)))
         if request.isHead { return }
         for index in 0..<count {
-            if index > 0 && interval > 0 { try await Task.sleep(for: .milliseconds(interval)) }
+            if index > 0 && interval > 0 { try await ServerExecutor.sleep(for: .milliseconds(interval)) }
             try await connection.write([UInt8(ascii: "*")])
         }
+    }
+
+    /// `/until-close?bytes=100`: a 200 with neither Content-Length nor chunked framing, so the body ends
+    /// when the server closes (RFC 9112 §6.3 rule 8); the connection can never carry another request.
+    static func untilClose(_ request: FixtureRequest, _ connection: FixtureConnection) async throws {
+        let count = max(0, request.integer("bytes", default: 100))
+        try await connection.sendHead(status: 200, fields: ["Content-Type": "text/plain"], framing: .untilClose)
+        if !request.isHead { try await connection.write([UInt8](repeating: UInt8(ascii: "u"), count: count)) }
     }
 
     /// `/truncate?announce=100&send=50&chunked=0`: announces `announce` bytes with Content-Length, sends

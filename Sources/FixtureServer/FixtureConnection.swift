@@ -10,6 +10,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -38,7 +39,7 @@ final class FixtureConnection {
     /// How long the server waits for a byte of the next request or body, or for a write to progress.
     static let idleTimeout = Duration.seconds(60)
 
-    let connection: any Connection
+    let connection: any ByteStream
     let server: FixtureServer
     /// The peer's address, for log lines.
     let peer: String
@@ -67,7 +68,7 @@ final class FixtureConnection {
     private var sendsChunksRaw = false
     private(set) var isClosed = false
 
-    init(connection: any Connection, server: FixtureServer, peer: String) {
+    init(connection: any ByteStream, server: FixtureServer, peer: String) {
         self.connection = connection
         self.server = server
         self.peer = peer
@@ -192,7 +193,7 @@ final class FixtureConnection {
     private func receive(maxBytes: Int = ConnectionReadSize.body) async throws {
         receiveBuffer.removeAll(keepingCapacity: true)
         let count = try await connection.read(
-            into: &receiveBuffer, maxBytes: maxBytes, deadline: .after(Self.idleTimeout, phase: .body))
+            into: &receiveBuffer, maxBytes: maxBytes, deadline: .after(Self.idleTimeout))
         decoder.feed(count == 0 ? [] : receiveBuffer)
     }
 
@@ -307,7 +308,7 @@ final class FixtureConnection {
 
     /// Writes bytes as they are: the way malformed responses reach the client.
     func write(_ bytes: [UInt8]) async throws {
-        try await connection.write(bytes, deadline: .after(Self.idleTimeout, phase: .send))
+        try await connection.write(bytes, deadline: .after(Self.idleTimeout))
     }
 
     /// The plain socket under the connection (TLS or not), for the few routes that set socket options.
@@ -346,7 +347,7 @@ final class FixtureConnection {
             // A direct call on a descriptor the reactor owns: shutdown(2) neither blocks nor frees it.
             _ = shutdown(socket.descriptor.rawValue, Int32(SHUT_WR))
         }
-        let deadline = Deadline.after(duration, phase: .body)
+        let deadline = Deadline.after(duration)
         var discarded: [UInt8] = []
         while !deadline.hasPassed {
             discarded.removeAll(keepingCapacity: true)

@@ -10,6 +10,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +33,7 @@ struct FixtureFile: Sendable {
 }
 
 /// A regular file in the served directory, as `stat` saw it.
-struct DiskFile: Sendable {
+struct ServedFile: Sendable {
     let path: String
     let size: Int64
     /// `"size-mtime"` in hex, like nginx: it changes when either does (see PLATFORM.md for the caveat of
@@ -42,44 +43,31 @@ struct DiskFile: Sendable {
 
     /// Looks up `relativePath` (segments already checked by the caller) under `directory`; nil when it is
     /// missing or not a regular file.
-    static func find(_ relativePath: String, in directory: String) async throws -> DiskFile? {
+    static func find(_ relativePath: String, in directory: String) async throws -> ServedFile? {
         let path = directory.hasSuffix("/") ? directory + relativePath : directory + "/" + relativePath
         return try await BlockingWorker.shared.run {
-            var info = stat()
-            guard fstatat(AT_FDCWD, path, &info, 0) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            let nanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            let size = Int64(info.st_size)
-            return DiskFile(
-                path: path, size: size,
-                entityTag: "\"\(String(size, radix: 16))-\(String(nanoseconds, radix: 16))\"",
-                lastModified: HTTPDate.imfFixdate(secondsSinceEpoch: Int64(info.st_mtim.tv_sec)))
+            guard let status = try? FileSystem.status(ofPath: path), status.isRegularFile else { return nil }
+            let nanoseconds = status.modifiedNanosecondsSinceEpoch
+            return ServedFile(
+                path: path, size: status.size,
+                entityTag: "\"\(String(status.size, radix: 16))-\(String(nanoseconds, radix: 16))\"",
+                lastModified: HTTPDate.imfFixdate(secondsSinceEpoch: nanoseconds / 1_000_000_000))
         }
     }
 
-    /// Opens the file read-only on the blocking worker; the caller closes the descriptor.
-    func open() async throws -> Int32 {
+    /// Opens the file read-only on the blocking worker; the caller closes it.
+    func open() async throws -> DiskFile {
         let path = self.path
-        return try await BlockingWorker.shared.run {
-            do {
-                return try Syscall.runOnce("open") { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
-            } catch let error as SystemCallError {
-                throw HTTPWireError.localReadFailed(path: path, errno: error.errno)
-            }
-        }
+        return try await BlockingWorker.shared.run { try DiskFile.open(path, for: .reading) }
     }
 
-    /// Reads up to `count` bytes at `offset` of the open `descriptor` on the blocking worker.
-    static func read(_ descriptor: Int32, offset: Int64, count: Int, path: String) async throws -> [UInt8] {
+    /// Reads up to `count` bytes at `offset` of the open `file` on the blocking worker.
+    static func read(_ file: DiskFile, offset: Int64, count: Int) async throws -> [UInt8] {
         try await BlockingWorker.shared.run {
             var bytes = [UInt8](repeating: 0, count: count)
-            let got: Int
-            do {
-                got = try bytes.withUnsafeMutableBytes { buffer in
-                    try Syscall.runOnce("pread") { pread(descriptor, buffer.baseAddress, count, off_t(offset)) }
-                }
-            } catch let error as SystemCallError {
-                throw HTTPWireError.localReadFailed(path: path, errno: error.errno)
-            }
+            let got = try bytes.withUnsafeMutableBytes { buffer in
+                Result { () throws(TransportError) in try file.readFully(into: buffer, at: offset) }
+            }.get()
             bytes.removeLast(count - got)
             return bytes
         }

@@ -2,14 +2,16 @@
 //
 // It listens on 127.0.0.1 with a port the kernel chooses, accepts connections with HTTPWire's own
 // `Listener`, optionally runs the TLS handshake with `TLSStream`, and gives every connection a Swift task
-// running `FixtureConnection`'s keep-alive loop. Everything waits on the reactor; no task of the cooperative
-// pool ever blocks. The routes (Routes.swift) make every failure a client can meet reproducible on demand.
+// running `FixtureConnection`'s keep-alive loop. Those tasks run on the ServerExecutor's own threads and
+// every wait ends on the reactor, so the server answers however busy Swift's cooperative pool is (the tests
+// of a parallel run share it). The routes (Routes.swift) make every failure a client can meet reproducible.
 // This file holds the public face: start and stop, the counters and request log tests read, and the
 // in-memory files tests swap under a running server. It must not parse HTTP (the codec does) nor touch a
 // socket directly (the transport does).
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import Synchronization
 
 /// An HTTP/1.1 server on a loopback port, for tests and demos.
@@ -31,7 +33,7 @@ public final class FixtureServer: Sendable {
         var requestsServed = 0
         var requestLog: [RequestHead] = []
         /// Open connections by id, so that `stop()` can close them.
-        var connections: [Int: any Connection] = [:]
+        var connections: [Int: any ByteStream] = [:]
         /// The tasks running those connections, so that `stop()` can await them.
         var connectionTasks: [Int: Task<Void, Never>] = [:]
         var nextConnectionID = 0
@@ -71,10 +73,16 @@ public final class FixtureServer: Sendable {
         host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil, directory: String? = nil,
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> FixtureServer {
-        let context = try tls.map { configuration throws(HTTPWireError) in try TLSContext(server: configuration) }
+        let context = try tls.map { configuration throws(HTTPWireError) in
+            do throws(TransportError) {
+                return try TLSContext(server: configuration.transportSettings)
+            } catch {
+                throw HTTPWireError(error, phase: .connect)
+            }
+        }
         let listener = try Listener.bind(host: host, port: port)
         let server = FixtureServer(listener: listener, tlsContext: context, directory: directory, log: log)
-        let task = Task { await server.acceptLoop() }
+        let task = Task(executorPreference: ServerExecutor.shared) { await server.acceptLoop() }
         server.acceptTask.withLock { $0 = task }
         return server
     }
@@ -122,6 +130,20 @@ public final class FixtureServer: Sendable {
         _ = state.withLock { $0.files.removeValue(forKey: name) }
     }
 
+    /// Closes every open connection from the server's side, as a server does that restarts or times idle
+    /// connections out, and goes on listening: a client's next request needs a new connection. Returns once
+    /// the connections are closed and their tasks have ended.
+    public func closeConnections() async {
+        let (connections, tasks) = state.withLock { state in
+            (Array(state.connections.values), Array(state.connectionTasks.values))
+        }
+        for connection in connections { await connection.close() }
+        for task in tasks {
+            task.cancel()
+            await task.value
+        }
+    }
+
     /// Closes the listener and every connection, and waits for their tasks to finish. Calling it again
     /// does nothing.
     public func stop() async {
@@ -155,7 +177,7 @@ public final class FixtureServer: Sendable {
                 if error is CancellationError || state.withLock({ $0.isStopped }) { return }
                 // Out of descriptors (EMFILE) or a connection aborted before accept: wait a little, go on.
                 log?("accept failed: \(error)")
-                try? await Task.sleep(for: .milliseconds(10))
+                try? await ServerExecutor.sleep(for: .milliseconds(10))
                 continue
             }
             let id: Int? = state.withLock { state in
@@ -169,7 +191,8 @@ public final class FixtureServer: Sendable {
                 await socket.close()
                 return
             }
-            let task = Task { await self.serve(socket, id: id) }
+            // An unstructured task does not inherit the executor preference: it is given again.
+            let task = Task(executorPreference: ServerExecutor.shared) { await self.serve(socket, id: id) }
             state.withLock { state in
                 // The task may have finished already; only remember it while its connection is registered.
                 if state.connections[id] != nil { state.connectionTasks[id] = task }
@@ -185,11 +208,11 @@ public final class FixtureServer: Sendable {
                 state.connectionTasks.removeValue(forKey: id)
             }
         }
-        var connection: any Connection = socket
+        var connection: any ByteStream = socket
         if let tlsContext {
             do {
                 let stream = try await TLSStream.accept(
-                    over: socket, context: tlsContext, deadline: .after(.seconds(10), phase: .connect))
+                    over: socket, context: tlsContext, deadline: .after(.seconds(10)))
                 let isStopped = state.withLock { state in
                     if !state.isStopped { state.connections[id] = stream }
                     return state.isStopped

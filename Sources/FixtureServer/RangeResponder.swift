@@ -14,6 +14,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// Serves representations with Range, If-Range, ETag and Last-Modified.
 enum RangeResponder {
@@ -21,7 +22,7 @@ enum RangeResponder {
     enum Source {
         case memory([UInt8])
         case generated(seed: UInt64)
-        case disk(DiskFile)
+        case disk(ServedFile)
     }
 
     /// What is served: the bytes, their length and validators.
@@ -81,11 +82,12 @@ enum RangeResponder {
         if let file = connection.server.file(named: name) {
             representation = Representation(
                 source: .memory(file.contents), length: Int64(file.contents.count), entityTag: file.entityTag,
-                lastModified: file.lastModified, contentType: DiskFile.contentType(for: name))
-        } else if let directory = connection.server.directory, let file = try await DiskFile.find(name, in: directory) {
+                lastModified: file.lastModified, contentType: ServedFile.contentType(for: name))
+        } else if let directory = connection.server.directory, let file = try await ServedFile.find(name, in: directory)
+        {
             representation = Representation(
                 source: .disk(file), length: file.size, entityTag: file.entityTag, lastModified: file.lastModified,
-                contentType: DiskFile.contentType(for: name))
+                contentType: ServedFile.contentType(for: name))
         } else {
             return try await connection.respond(status: 404, body: Array("no file \(name)\n".utf8))
         }
@@ -190,7 +192,7 @@ enum RangeResponder {
                 let end = min(Int(range.upperBound) + 1, position + pace.piece)
                 try await connection.write(Array(contents[position..<end]))
                 position = end
-                if position <= Int(range.upperBound) { try await Task.sleep(for: pace.interval) }
+                if position <= Int(range.upperBound) { try await ServerExecutor.sleep(for: pace.interval) }
             }
         case .generated(let seed):
             var position = range.lowerBound
@@ -199,7 +201,7 @@ enum RangeResponder {
                 try await connection.write(GeneratedBytes.bytes(position..<end, seed: seed))
                 position = end
                 if let pace = representation.pace, position <= range.upperBound {
-                    try await Task.sleep(for: pace.interval)
+                    try await ServerExecutor.sleep(for: pace.interval)
                 }
             }
         case .disk(let file):
@@ -208,16 +210,16 @@ enum RangeResponder {
     }
 
     /// Plain connections use sendfile(2), TLS ones read on the blocking worker and write through OpenSSL.
-    private static func sendFile(_ file: DiskFile, _ range: ClosedRange<Int64>, _ connection: FixtureConnection)
+    private static func sendFile(_ file: ServedFile, _ range: ClosedRange<Int64>, _ connection: FixtureConnection)
         async throws
     {
-        let descriptor = try await file.open()
-        defer { Syscall.close(descriptor) }
+        let opened = try await file.open()
+        defer { opened.close() }
         let count = range.upperBound - range.lowerBound + 1
         if let socket = connection.connection as? TCPSocket {
             let sent = try await socket.sendFile(
-                descriptor, offset: range.lowerBound, count: count,
-                deadline: .after(FixtureConnection.idleTimeout, phase: .send))
+                opened, offset: range.lowerBound, count: count,
+                deadline: .after(FixtureConnection.idleTimeout))
             // A file that shrank under us: the client gets a short body and the close says so.
             if sent < count { await connection.close() }
             return
@@ -225,7 +227,7 @@ enum RangeResponder {
         var position = range.lowerBound
         while position <= range.upperBound {
             let wanted = Int(min(Int64(writeSize), range.upperBound + 1 - position))
-            let bytes = try await DiskFile.read(descriptor, offset: position, count: wanted, path: file.path)
+            let bytes = try await ServedFile.read(opened, offset: position, count: wanted)
             if bytes.isEmpty { return await connection.close() }
             try await connection.write(bytes)
             position += Int64(bytes.count)

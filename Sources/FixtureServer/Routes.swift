@@ -69,8 +69,12 @@ enum Routes {
             handler: RangeResponder.file),
         FixtureRoute(
             name: "delay", usage: "/delay?ms=1000",
-            summary: "waits ms before sending the head, then a small JSON body",
+            summary: "reads any request body, waits ms before sending the head, then a small JSON body",
             handler: BasicRoutes.delay),
+        FixtureRoute(
+            name: "until-close", usage: "/until-close?bytes=100",
+            summary: "200 with no length: the body ends when the server closes the connection",
+            handler: FaultRoutes.untilClose),
         FixtureRoute(
             name: "drip", usage: "/drip?bytes=10&interval_ms=100&delay_ms=0",
             summary: "Content-Length body sent one byte per interval",

@@ -9,6 +9,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// Handlers of the body-reading routes; see Routes.swift for their URLs.
 enum UploadEcho {
@@ -94,7 +95,7 @@ enum UploadEcho {
     private static func summarize(
         _ request: FixtureRequest, _ connection: FixtureConnection, sendingContinue: Bool = true
     ) async throws -> UploadSummary {
-        var hasher = SHA256Digest.Hasher()
+        var hasher = SHA256Hasher()
         var size: Int64 = 0
         while let piece = try await connection.nextBodyChunk(sendingContinue: sendingContinue) {
             hasher.update(piece)
@@ -105,7 +106,8 @@ enum UploadEcho {
             fields.tokens(for: "Transfer-Encoding").last == "chunked"
             ? "chunked" : fields.contains("Content-Length") ? "content-length" : "none"
         return UploadSummary(
-            size: size, sha256: hasher.finalize()?.hexString ?? "", contentType: fields["Content-Type"],
+            size: size, sha256: hasher.finalize().flatMap { SHA256Digest(bytes: $0)?.hexString } ?? "",
+            contentType: fields["Content-Type"],
             framing: framing, trailers: connection.requestTrailers.map { [$0.name, $0.value] },
             continued: connection.hasSentContinue)
     }

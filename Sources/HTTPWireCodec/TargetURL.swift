@@ -24,7 +24,7 @@
 /// because HTTPWire does not implement IDNA (punycode) — write the `xn--` form instead.
 public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     /// The two schemes HTTPWire can request.
-    public enum Scheme: String, Sendable {
+    public enum Scheme: String, Sendable, Hashable {
         /// Plain HTTP, default port 80 (RFC 9110 §4.2.1).
         case http
         /// HTTP over TLS, default port 443 (RFC 9110 §4.2.2).

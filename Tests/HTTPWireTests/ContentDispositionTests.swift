@@ -1,5 +1,6 @@
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct ContentDispositionTests {
     @Test(

@@ -197,7 +197,7 @@ private func sendingExchange(_ method: Method = .post, body: Exchange.RequestBod
         ])
     func retryRules(method: Method, body: ExchangeStateMachine.RequestBody, reused: Bool, retries: Bool) {
         var exchange = sentExchange(method, body: body, reused: reused)
-        #expect(exchange.peerClosedBeforeResponse() == (retries ? .retry : .fail(.emptyReply)))
+        #expect(exchange.peerClosedBeforeResponse() == (retries ? .resendOnNewConnection : .fail(.emptyReply)))
         #expect(exchange.isFinished)
         #expect(exchange.responseHeadReceived(status: 200, isKeepAlive: true) == .wait)  // late events are ignored
     }
@@ -207,7 +207,7 @@ private func sendingExchange(_ method: Method = .post, body: Exchange.RequestBod
         var put = Exchange(method: .put, body: .replayable, isReusedConnection: true)
         _ = put.start()
         _ = put.headSent()
-        #expect(put.connectionFailed(.sendFailed(errno: 32), beforeAnyResponseByte: true) == .retry)
+        #expect(put.connectionFailed(.sendFailed(errno: 32), beforeAnyResponseByte: true) == .resendOnNewConnection)
 
         var post = Exchange(method: .post, body: .replayable, isReusedConnection: true)
         _ = post.start()
@@ -231,7 +231,7 @@ private func sendingExchange(_ method: Method = .post, body: Exchange.RequestBod
         let truncated = HTTPWireError.bodyTruncated(expected: 10, received: 4)
         #expect(inBody.connectionFailed(truncated, beforeAnyResponseByte: true) == .fail(truncated))
 
-        var secondAttempt = Exchange(method: .get, body: .empty, isReusedConnection: true, isRetry: true)
+        var secondAttempt = Exchange(method: .get, body: .empty, isReusedConnection: true, isResend: true)
         _ = secondAttempt.start()
         _ = secondAttempt.headSent()
         #expect(secondAttempt.peerClosedBeforeResponse() == .fail(.emptyReply))
@@ -240,7 +240,7 @@ private func sendingExchange(_ method: Method = .post, body: Exchange.RequestBod
     @Test("a failure before the head is sent retries on a reused connection, fails on a fresh one")
     func failureBeforeHead() {
         var reused = Exchange(method: .get, body: .empty, isReusedConnection: true)
-        #expect(reused.connectionFailed(.sendFailed(errno: 32), beforeAnyResponseByte: true) == .retry)
+        #expect(reused.connectionFailed(.sendFailed(errno: 32), beforeAnyResponseByte: true) == .resendOnNewConnection)
         var fresh = Exchange(method: .get, body: .empty, isReusedConnection: false)
         _ = fresh.start()
         #expect(

@@ -2,8 +2,9 @@
 // to finish a file whose size changed after it was measured.
 
 import Foundation
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct MultipartFileRegionTests {
     @Test("reads a whole file in blocks of at most blockSize bytes")

@@ -1,7 +1,8 @@
 // MultipartMediaTypeTests: the extension table and the check that keeps bad Content-Type values off the wire.
 
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct MultipartMediaTypeTests {
     @Test(

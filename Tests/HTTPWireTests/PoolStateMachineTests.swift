@@ -13,7 +13,7 @@ private let originB = OriginKey(scheme: .http, host: "b.test", port: 8080)
 
 /// The lease action the machine must produce for a request on a connection.
 private func lease(_ request: Int, on connection: Int, number: Int = 1, origin: OriginKey = originA) -> Pool.Action {
-    .lease(Pool.Lease(request: R(request), connection: C(connection), origin: origin, leaseNumber: number))
+    .lease(Pool.Grant(request: R(request), connection: C(connection), origin: origin, leaseNumber: number))
 }
 
 private func timer(_ connection: Int, period: Int) -> Pool.IdleTimer {

@@ -8,6 +8,8 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
+import TestSupport
 
 /// One response as `RawHTTPConnection` read it.
 struct RawResponse {
@@ -25,24 +27,24 @@ struct RawResponse {
 
 /// A client connection speaking raw HTTP/1.1 to a fixture server.
 final class RawHTTPConnection {
-    let connection: any Connection
+    let connection: any ByteStream
     private var decoder = ResponseDecoder()
     private var isFirstResponse = true
     /// Every wait of a test is bounded; a hung server fails the test instead of stalling the run.
-    static let timeout = Duration.seconds(30)
+    static let timeout = Duration.seconds(30).scaled
 
-    init(connection: any Connection) {
+    init(connection: any ByteStream) {
         self.connection = connection
     }
 
     /// Connects to `server` over plain TCP, or TLS trusting `trustRoot` when the server speaks TLS.
     static func connect(to server: FixtureServer, trustRoot: PEMSource? = nil) async throws -> RawHTTPConnection {
-        let deadline = Deadline.after(timeout, phase: .connect)
+        let deadline = Deadline.after(timeout)
         let socket = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         guard server.isTLS else { return RawHTTPConnection(connection: socket) }
         let configuration = TLSConfiguration(
             trustsSystemRoots: false, additionalTrustRoots: trustRoot.map { [$0] } ?? [])
-        let context = try TLSContext(client: configuration)
+        let context = try TLSContext(client: configuration.transportSettings)
         let stream = try await TLSStream.connect(
             over: socket, serverName: "127.0.0.1", context: context, deadline: deadline)
         return RawHTTPConnection(connection: stream)
@@ -65,7 +67,7 @@ final class RawHTTPConnection {
 
     /// Writes raw bytes.
     func write(_ bytes: [UInt8]) async throws {
-        try await connection.write(bytes, deadline: .after(Self.timeout, phase: .send))
+        try await connection.write(bytes, deadline: .after(Self.timeout))
     }
 
     /// Reads the next response to a request sent with `method`. Throws the decoder's `CodecError`.
@@ -100,7 +102,7 @@ final class RawHTTPConnection {
         var all: [UInt8] = []
         while true {
             let count = try await connection.read(
-                into: &all, maxBytes: 65536, deadline: .after(Self.timeout, phase: .body))
+                into: &all, maxBytes: 65536, deadline: .after(Self.timeout))
             if count == 0 { return all }
         }
     }
@@ -111,7 +113,7 @@ final class RawHTTPConnection {
     private func receive() async throws {
         var bytes: [UInt8] = []
         let count = try await connection.read(
-            into: &bytes, maxBytes: 65536, deadline: .after(Self.timeout, phase: .body))
+            into: &bytes, maxBytes: 65536, deadline: .after(Self.timeout))
         decoder.feed(count == 0 ? [] : bytes)
     }
 

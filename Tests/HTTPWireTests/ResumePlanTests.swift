@@ -1,6 +1,7 @@
-import HTTPWire
 import HTTPWireCodec
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct ResumePlanTests {
     static let url = "https://example.test/big.iso"

@@ -1,6 +1,7 @@
 import Foundation
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct ResumeRecordTests {
     static let sample = ResumeRecord(

@@ -1,7 +1,8 @@
 import Foundation
-import HTTPWire
 import HTTPWireCodec
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct RetryPolicyTests {
     /// 1994-11-06 08:49:37 GMT, the RFC's example date.

@@ -1,5 +1,6 @@
-import HTTPWire
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct TransferProgressTests {
     @Test("the fraction is nil without a total and stays within 0...1")

@@ -4,22 +4,24 @@
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 extension TransportTests {
     @Suite struct Deadlines {
-        @Test("deadlines count from now on the monotonic clock and keep their phase")
+        @Test("deadlines count from now on the monotonic clock")
         func arithmetic() {
             let now = Deadline.nowNanoseconds()
-            let soon = Deadline.after(.milliseconds(1500), phase: .connect)
-            #expect(soon.phase == .connect)
-            #expect(soon.uptimeNanoseconds >= now + 1_500_000_000)
+            // Ten minutes: no load can make it pass before `hasPassed` is asked below.
+            let soon = Deadline.after(.seconds(600))
+            #expect(soon.uptimeNanoseconds >= now + 600_000_000_000)
             #expect(soon.millisecondsRemaining(now: soon.uptimeNanoseconds - 1_000_001) == 2)  // rounds up
             #expect(soon.millisecondsRemaining(now: soon.uptimeNanoseconds) == 0)
             #expect(!soon.hasPassed)
-            #expect(Deadline.after(.seconds(-1), phase: .body).hasPassed)
+            #expect(Deadline.after(.seconds(-1)).hasPassed)
             #expect(Deadline.never.millisecondsRemaining() == -1)
-            #expect(Deadline.after(.seconds(Int64.max), phase: .total).isNever)
-            #expect(soon.reporting(.head) == Deadline(uptimeNanoseconds: soon.uptimeNanoseconds, phase: .head))
+            #expect(Deadline.after(.seconds(Int64.max)).isNever)
+            #expect(soon.nanosecondsRemaining(now: soon.uptimeNanoseconds - 5) == 5)
+            #expect(soon.nanosecondsRemaining(now: soon.uptimeNanoseconds + 5) == 0)
         }
 
         @Test("the heap yields expired operations earliest first and skips finished ones")
@@ -28,7 +30,7 @@ extension TransportTests {
             let instants: [UInt64] = [50, 10, 40, 20, 30, 60]
             let operations = instants.map { instant in
                 ReactorOperation<Int>(
-                    descriptor: nil, deadline: Deadline(uptimeNanoseconds: instant, phase: .body),
+                    descriptor: nil, deadline: Deadline(uptimeNanoseconds: instant),
                     body: { .finished(0) })
             }
             for operation in operations { heap.push(operation) }

@@ -20,6 +20,7 @@
 
 import Glibc
 import HTTPWire
+import HTTPWireTransport
 
 /// A workload failed: the message goes to standard error and the exit status is 1.
 struct BenchFailure: Error, CustomStringConvertible {
@@ -41,25 +42,20 @@ func download(url: String, to destination: String, caFile: String?, allowSplice:
     let client = makeClient(caFile: caFile)
     let response = try await client.stream(HTTPRequest(url: url))
     guard response.status.rawValue == 200 else { throw BenchFailure(description: "status \(response.status)") }
-    let file = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard file >= 0 else { throw BenchFailure(description: "cannot open \(destination): errno \(errno)") }
-    defer { close(file) }
+    let file = try DiskFile.open(destination, for: .writing(creating: true))
+    defer { file.close() }
+    try file.truncate(to: 0)
     var offset: Int64 = 0
     var pieces = response.body.makeAsyncIterator()
     while true {
-        if allowSplice,
-            let moved = try await response.body.spliceNext(
-                toFile: file, offset: offset, maxBytes: 1 << 30)
-        {
+        if allowSplice, let moved = try await response.body.spliceNext(into: file, offset: offset, maxBytes: 1 << 30) {
             offset += moved
             continue
         }
         guard let piece = try await pieces.next() else { break }
-        let written = piece.withUnsafeBytes {
-            pwrite(file, $0.baseAddress, $0.count, off_t(offset))
-        }
-        guard written == piece.count else { throw BenchFailure(description: "short write to \(destination)") }
-        offset += Int64(written)
+        try piece.withUnsafeBytes { bytes in Result { () throws(TransportError) in try file.write(bytes, at: offset) } }
+            .get()
+        offset += Int64(piece.count)
     }
     try check(received: offset, expected: response.expectedContentLength)
     await client.shutdown()

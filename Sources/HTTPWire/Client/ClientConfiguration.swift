@@ -2,6 +2,7 @@
 // Client layer: plain values; nothing here opens a socket.
 
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// How an ``HTTPClient`` behaves: base URL, default fields, timeouts, redirects, TLS, pool limits, logging.
 ///

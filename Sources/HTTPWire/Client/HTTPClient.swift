@@ -1,11 +1,13 @@
 // HTTPClient: the public entry point of HTTPWire (client layer).
 //
 // A client owns a keep-alive pool and a configuration. Each call resolves the request against the base URL
-// and default fields, runs one exchange per hop (retrying once on a fresh connection when that is safe),
-// follows redirects by RedirectPolicy, and hands back the response: collected (`send`) or streamed
-// (`stream`). It never touches a descriptor or errno: those stay in the transport.
+// and default fields, runs one `Exchange` per hop (sending it again once on a new connection when a reused
+// one turns out to be stale and that is safe), follows redirects by RedirectPolicy, and hands back the
+// response: collected (`send`) or streamed (`stream`). It never touches a descriptor or errno: those stay in
+// the transport.
 
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -42,7 +44,8 @@ public final class HTTPClient: Sendable {
         self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
         let logger = configuration.logger
         self.pool = ConnectionPool(
-            limits: configuration.pool, connectTimeout: configuration.timeouts.connect, tls: configuration.tls,
+            limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
+            tls: configuration.tls.transportSettings,
             onConnect: { connection in
                 logger?(HTTPLogEvent(kind: .connected, text: "* connected to \(connection.origin)"))
             })
@@ -72,11 +75,11 @@ public final class HTTPClient: Sendable {
     /// iterate ``HTTPStreamingResponse/body``.
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         var resolved = try resolve(request)
-        let total = configuration.timeouts.total.map { Deadline.after($0, phase: .total) } ?? .never
+        let total = configuration.timeouts.total.map { Deadline.after($0) } ?? .never
         let deadlines = RequestDeadlines(idle: configuration.timeouts.idle, total: total)
         var redirectsFollowed = 0
         while true {
-            let (head, interim, reader) = try await exchange(resolved, deadlines: deadlines, isRetry: false)
+            let (head, interim, exchange) = try await exchange(resolved, deadlines: deadlines, isResend: false)
             let policy = configuration.redirects
             if policy.maxRedirects > 0,
                 let next = try policy.nextRequest(
@@ -90,74 +93,72 @@ public final class HTTPClient: Sendable {
                 redirectsFollowed += 1
                 configuration.logger?(
                     HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
-                await Self.discard(reader)
+                await Self.discard(exchange)
                 resolved = next
                 continue
             }
             // RFC 9110 §10.1.1: a client that receives 417 (Expectation Failed) in response to a request with
             // `Expect: 100-continue` SHOULD repeat it without the expectation (the body was held back).
             if head.status.rawValue == 417, resolved.expectContinue, resolved.body.isReplayable {
-                await Self.discard(reader)
+                await Self.discard(exchange)
                 resolved.expectContinue = false
                 continue
             }
             // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
             // returns the connection to the pool even if the caller never looks at the empty body.
-            if reader.expectedBytes == 0 { _ = try await reader.next() }
+            let body = ResponseBody(exchange: exchange)
+            if exchange.expectedBodyBytes == 0 { _ = try await exchange.nextBodyPiece() }
             return HTTPStreamingResponse(
                 status: head.status, reason: head.reason, version: head.version, fields: head.fields,
-                url: resolved.url, interimResponses: interim, body: ResponseBody(reader: reader))
+                url: resolved.url, interimResponses: interim, body: body)
         }
     }
 
-    /// One exchange, retried once on a new connection when the machine allows it (a reused connection that
+    /// One exchange, sent again once on a new connection when the machine says so (a reused connection that
     /// the server had closed, for an idempotent request with a replayable body).
     private func exchange(
-        _ original: ResolvedRequest, deadlines: RequestDeadlines, isRetry: Bool
-    ) async throws -> (ResponseHead, [ResponseHead], ResponseBodyReader) {
+        _ original: ResolvedRequest, deadlines: RequestDeadlines, isResend: Bool
+    ) async throws -> (ResponseHead, [ResponseHead], Exchange) {
         let body = try await PreparedBody.prepare(original.body)
         var request = original
         if let implied = body.impliedContentType, !request.fields.contains("Content-Type") {
             request.fields.append(name: "Content-Type", value: implied)
         }
-        let expectContinue = request.expectContinue && !body.source.isNone
-        if expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
-        let origin = OriginKey(
-            scheme: request.url.scheme == .https ? .https : .http, host: request.url.host, port: request.url.port)
+        request.expectContinue = request.expectContinue && !body.source.isNone
+        if request.expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
+        let origin = OriginKey(scheme: request.url.scheme, host: request.url.host, port: request.url.port)
         // Waiting in the pool's queue is bounded by the total deadline only: a request queued behind busy
         // connections is not failing to connect. Each connection attempt has the connect timeout of its own
         // (the pool's), and a failed attempt fails the oldest waiter with its error.
-        // The one retry goes to a new connection: an idle one is as old as the one the server just closed.
-        let lease = try await pool.lease(for: origin, deadline: deadlines.total, requiringNewConnection: isRetry)
+        // The one resend goes to a new connection: an idle one is as old as the one the server just closed.
+        let lease = try await pool.lease(for: origin, deadline: deadlines.total, requiringNewConnection: isResend)
         if lease.isReused {
             configuration.logger?(HTTPLogEvent(kind: .reused, text: "* reusing connection to \(origin)"))
         }
-        let machine = ExchangeStateMachine(
-            method: request.method, body: body.replayability, expectsContinue: expectContinue,
-            isReusedConnection: lease.isReused, isRetry: isRetry)
-        let control = ExchangeControl(machine: machine, lease: lease, pool: pool)
-        let driver = ExchangeDriver(
-            request: request, body: body, control: control, deadlines: deadlines,
-            continueTimeout: configuration.timeouts.expectContinue, logger: configuration.logger)
+        let exchange = Exchange(
+            request: request, body: body, lease: lease, pool: pool, deadlines: deadlines,
+            continueTimeout: configuration.timeouts.expectContinue, isResend: isResend, logger: configuration.logger)
         do {
-            let (head, interim, writer) = try await driver.run()
-            return (head, interim, ResponseBodyReader(control: control, deadlines: deadlines, writer: writer))
-        } catch let retry as RetryOnNewConnection {
-            guard !isRetry else { throw retry.cause }
-            configuration.logger?(HTTPLogEvent(kind: .retry, text: "* retrying on a new connection: \(retry.cause)"))
-            // The original, not `request`: a retried multipart body gets a new boundary, so the Content-Type
-            // implied by this attempt's body must not carry over.
-            return try await exchange(original, deadlines: deadlines, isRetry: true)
+            let (head, interim) = try await exchange.run()
+            return (head, interim, exchange)
+        } catch let resend as ResendOnNewConnection {
+            guard !isResend else { throw resend.cause }
+            configuration.logger?(
+                HTTPLogEvent(kind: .retry, text: "* sending again on a new connection: \(resend.cause)"))
+            // The original, not `request`: a multipart body sent again gets a new boundary, so the
+            // Content-Type implied by this attempt's body must not carry over.
+            return try await self.exchange(original, deadlines: deadlines, isResend: true)
         }
     }
 
     /// Reads a small redirect body to its end so the connection can be reused; a large or slow one is
     /// dropped instead, which closes its connection.
-    private static func discard(_ reader: ResponseBodyReader) async {
+    private static func discard(_ exchange: Exchange) async {
         var budget = 64 * 1024
-        while budget > 0, let piece = try? await reader.next() {
+        while budget > 0, let piece = try? await exchange.nextBodyPiece() {
             budget -= piece.count
         }
+        if !exchange.isResponseFinished { exchange.abandon() }
     }
 
     /// `text` parsed (and resolved against the base URL), from the one-entry cache when it was the last URL

@@ -3,6 +3,7 @@
 // CodecError arrives wrapped); this file is the only place that says which exit code a failure has.
 
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -120,7 +121,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .couldNotResolveHost(let host): return "could not resolve host \(host)"
         case .couldNotConnect(let host, let port, let errno):
-            return "could not connect to \(host) port \(port): \(Self.errnoText(errno))"
+            return "could not connect to \(host) port \(port): \(TransportError.describe(errno))"
         case .malformedResponse(let error): return "malformed response: \(error)"
         case .bodyTruncated(let expected?, let received):
             return "body ended after \(received) of \(expected) bytes"
@@ -133,27 +134,21 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
             // EBUSY (only a rename onto a mount point could), and a download gives it for one reason: the
             // destination's lock is held by another download (`DownloadLock`).
             return "cannot write \(path): another download to it is running (errno \(EBUSY))"
-        case .localWriteFailed(let path, let errno): return "cannot write \(path): \(Self.errnoText(errno))"
+        case .localWriteFailed(let path, let errno): return "cannot write \(path): \(TransportError.describe(errno))"
         case .checksumMismatch(let expected, let actual):
             return "sha-256 mismatch: expected \(expected), got \(actual)"
-        case .localReadFailed(let path, let errno): return "cannot read \(path): \(Self.errnoText(errno))"
+        case .localReadFailed(let path, let errno): return "cannot read \(path): \(TransportError.describe(errno))"
         case .localFileChanged(let path, let expectedSize, let actualSize):
             return "\(path) changed size while being sent: expected \(expectedSize) bytes, found \(actualSize)"
         case .timedOut(let phase): return "timed out (\(phase.rawValue))"
         case .tlsHandshakeFailed(let reason): return "tls handshake failed: \(reason)"
         case .tooManyRedirects(let limit): return "more than \(limit) redirects"
         case .emptyReply: return "server closed the connection without sending a response"
-        case .sendFailed(let errno): return "send failed: \(Self.errnoText(errno))"
-        case .receiveFailed(let errno): return "receive failed: \(Self.errnoText(errno))"
+        case .sendFailed(let errno): return "send failed: \(TransportError.describe(errno))"
+        case .receiveFailed(let errno): return "receive failed: \(TransportError.describe(errno))"
         case .requestBodyNotReplayable:
             return "the request body must be sent again (redirect or retry) but can only be read once"
         case .peerCertificateRejected(let reason): return "peer certificate rejected: \(reason)"
         }
-    }
-
-    /// The C library's text for an errno value, lowercased like the rest of the message.
-    static func errnoText(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return String(cString: text).lowercased() + " (errno \(code))"
     }
 }

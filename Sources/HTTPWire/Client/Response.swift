@@ -85,10 +85,10 @@ public struct HTTPStreamingResponse {
     public let body: ResponseBody
 
     /// The length the server announced with Content-Length, if any.
-    public var expectedContentLength: Int64? { body.reader.expectedBytes }
+    public var expectedContentLength: Int64? { body.expectedBytes }
 
     /// Trailer fields; complete once ``body`` has been read to its end.
-    public var trailers: HTTPFields { body.reader.trailers }
+    public var trailers: HTTPFields { body.trailers }
 
     /// Reads the rest of the body into memory, refusing more than `limit` bytes (a hostile server's endless
     /// body must not exhaust memory): past it, the connection is closed and an error thrown.

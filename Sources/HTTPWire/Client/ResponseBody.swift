@@ -1,5 +1,9 @@
 // ResponseBody: a response body as an AsyncSequence of byte slices (client layer).
-// A thin public face over ResponseBodyReader; reading happens only when the consumer asks for more.
+// A thin public face over the exchange that carries the response; reading happens only when the consumer
+// asks for more. Dropping the body before its end ends the exchange and closes its connection.
+
+import HTTPWireCodec
+import HTTPWireTransport
 
 /// The body of an ``HTTPStreamingResponse``. Each element is a slice of the connection's receive buffer:
 /// keep it only as long as you need it (holding it makes the next read allocate a fresh buffer).
@@ -11,16 +15,33 @@ public struct ResponseBody: AsyncSequence {
     /// A piece of the body: a slice of the connection's receive buffer.
     public typealias Element = ArraySlice<UInt8>
 
-    let reader: ResponseBodyReader
+    let owner: Owner
+
+    /// Keeps the exchange for the body's consumer; when the last copy of the body goes, an exchange still
+    /// unfinished is abandoned (its connection closed: the rest of the body would otherwise be read as the
+    /// next response). A class, because the exchange itself is also held by its writer task and timers.
+    final class Owner {
+        let exchange: Exchange
+
+        init(_ exchange: Exchange) { self.exchange = exchange }
+
+        deinit {
+            if !exchange.isResponseFinished { exchange.abandon() }
+        }
+    }
+
+    init(exchange: Exchange) {
+        owner = Owner(exchange)
+    }
 
     /// The iterator: each `next()` may read from the socket.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let reader: ResponseBodyReader
+        let owner: Owner
 
         /// The next piece of the body, reading from the socket only now; nil at the end of the body.
         public mutating func next() async throws -> ArraySlice<UInt8>? {
-            guard let piece = try await reader.next() else {
-                await reader.waitForWriter()
+            guard let piece = try await owner.exchange.nextBodyPiece() else {
+                await owner.exchange.waitForWriter()
                 return nil
             }
             return piece
@@ -29,17 +50,23 @@ public struct ResponseBody: AsyncSequence {
 
     /// The iterator over the body; make one and iterate it to the end (or drop it to close the connection).
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(reader: reader)
+        AsyncIterator(owner: owner)
     }
 
     /// Body bytes received so far.
-    public var receivedBytes: Int64 { reader.receivedBytes }
+    public var receivedBytes: Int64 { owner.exchange.receivedBytes }
 
-    /// Moves the next part of a plain-HTTP, Content-Length body from the socket straight into an open file
-    /// with splice(2), without passing through user space. Returns nil when that path does not apply (TLS,
+    /// The announced length: Content-Length, 0 for no body, nil when unknown.
+    var expectedBytes: Int64? { owner.exchange.expectedBodyBytes }
+
+    /// Trailer fields, once the body has ended.
+    var trailers: HTTPFields { owner.exchange.trailers }
+
+    /// Moves the next part of a plain-HTTP, Content-Length body from the socket straight into `file` with
+    /// splice(2), without passing through user space. Returns nil when that path does not apply (TLS,
     /// chunked, or bytes already buffered): read the sequence instead. Used by downloads.
-    package func spliceNext(toFile file: Int32, offset: Int64, maxBytes: Int64) async throws -> Int64? {
-        try await reader.spliceBody(toFile: file, offset: offset, maxBytes: maxBytes)
+    package func spliceNext(into file: DiskFile, offset: Int64, maxBytes: Int64) async throws -> Int64? {
+        try await owner.exchange.spliceBody(into: file, offset: offset, maxBytes: maxBytes)
     }
 
     /// Drops the next part of a plain-HTTP, Content-Length body without copying it (recv(2) with MSG_TRUNC).
@@ -47,6 +74,6 @@ public struct ResponseBody: AsyncSequence {
     /// instead. For a body the caller does not want (`-o /dev/null`), or to drain one so the connection can
     /// be reused.
     package func discardNext(maxBytes: Int64) async throws -> Int64? {
-        try await reader.discardBody(maxBytes: maxBytes)
+        try await owner.exchange.discardBody(maxBytes: maxBytes)
     }
 }

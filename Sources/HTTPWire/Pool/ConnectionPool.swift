@@ -6,17 +6,19 @@
 // after the lock is released. It knows origins and connections, never HTTP messages.
 //
 // The common case is cheap on purpose: a request that finds an idle connection takes it in one lock round
-// trip, with no continuation, no timer task and no hop to another thread; a connection parked idle costs a
-// dictionary entry, not a task. One reaper task per pool sleeps until the earliest idle deadline (all idle
-// periods have the same length, so a new one never comes due before those already waiting).
-import HTTPWireCodec
+// trip, with no continuation, no timer and no hop to another thread; a connection parked idle costs a
+// dictionary entry, not a timer. Timers run on the reactor's clock: one reaper timer per pool fires at the
+// earliest idle deadline (all idle periods have the same length, so a new one never comes due before those
+// already waiting), and a request that has to wait for a connection gets a timer for its deadline.
+
+import HTTPWireTransport
 
 /// Connections keyed by origin, with a per-origin limit, a FIFO wait queue and idle timeouts.
 ///
 /// ```swift
 /// let lease = try await pool.lease(for: origin, deadline: connectDeadline)
 /// // ... one exchange on lease.connection ...
-/// pool.release(lease, isReusable: decoder.isKeepAlive)
+/// pool.release(lease, isReusable: true)   // the exchange's machine said `.returnToPool`
 /// ```
 package final class ConnectionPool: Sendable {
     /// A connection handed to one request, and whether an earlier exchange used it.
@@ -32,7 +34,7 @@ package final class ConnectionPool: Sendable {
         var machine: PoolStateMachine
         var nextRequestNumber = 0
         /// Tasks waiting for a lease, by request.
-        var waiters: [PoolStateMachine.RequestID: CheckedContinuation<PoolStateMachine.Lease, any Error>] = [:]
+        var waiters: [PoolStateMachine.RequestID: CheckedContinuation<PoolStateMachine.Grant, any Error>] = [:]
         /// Why a waiter is failed when the machine says `.cancelled` (a deadline rather than cancellation).
         var failureOverrides: [PoolStateMachine.RequestID: any Error] = [:]
         /// Established connections, by id.
@@ -41,8 +43,10 @@ package final class ConnectionPool: Sendable {
         var connectTasks: [PoolStateMachine.ConnectionID: Task<Void, Never>] = [:]
         /// When each running idle timer comes due, in monotonic nanoseconds.
         var idleDeadlines: [PoolStateMachine.IdleTimer: UInt64] = [:]
-        /// The task that fires idle timers; nil while no timer runs.
-        var reaper: Task<Void, Never>?
+        /// The reactor timer that fires idle timers; nil while none is due.
+        var reaper: ReactorTimer?
+        /// Whether the reaper found no idle timer at its last firing (it stops after two such in a row).
+        var reaperFoundNoTimer = false
         /// Tasks waiting for shutdown to complete.
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         /// Connections opened since the pool started (for tests and logs).
@@ -52,7 +56,7 @@ package final class ConnectionPool: Sendable {
     /// A pthread lock rather than `Mutex`: the lease hands a connection's buffer and decoder from one task to
     /// another, and ThreadSanitizer sees that ordering only through locks it intercepts (see LockedState).
     private let state: LockedState<State>
-    private let tlsConfiguration: TLSConfiguration
+    private let tlsSettings: TLSClientSettings
     /// The OpenSSL context, built on the first https connection (building it reads CA files, which can fail:
     /// that failure belongs to the request that needed TLS, not to creating a client).
     private let tlsContext = LockedState<TLSContext?>(nil)
@@ -62,14 +66,14 @@ package final class ConnectionPool: Sendable {
 
     /// A pool with the client's limits and TLS settings.
     package init(
-        limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSConfiguration,
+        limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSClientSettings,
         onConnect: (@Sendable (PooledConnection) -> Void)? = nil
     ) {
         let configuration = PoolStateMachine.Configuration(
             maxConnectionsPerOrigin: limits.maxConnectionsPerOrigin,
             maxIdleConnectionsPerOrigin: limits.maxIdleConnectionsPerOrigin)
         self.state = LockedState(State(machine: PoolStateMachine(configuration: configuration)))
-        self.tlsConfiguration = tls
+        self.tlsSettings = tls
         self.connectTimeout = connectTimeout
         self.idleTimeout = limits.idleTimeout
         self.onConnect = onConnect
@@ -99,7 +103,7 @@ package final class ConnectionPool: Sendable {
     ) async throws -> Lease {
         try Task.checkCancellation()
         while true {
-            let lease: PoolStateMachine.Lease
+            let lease: PoolStateMachine.Grant
             if let idle = try leaseIdleConnection(origin: origin) {
                 lease = idle
             } else {
@@ -151,13 +155,13 @@ package final class ConnectionPool: Sendable {
 
     /// The fast path: when the origin has an idle connection, take it at once, in one lock round trip and
     /// without suspending. Nil when a request would have to wait (or a connection be opened).
-    private func leaseIdleConnection(origin: OriginKey) throws -> PoolStateMachine.Lease? {
-        let (lease, actions) = state.withLock { state -> (PoolStateMachine.Lease?, [PoolStateMachine.Action]) in
+    private func leaseIdleConnection(origin: OriginKey) throws -> PoolStateMachine.Grant? {
+        let (lease, actions) = state.withLock { state -> (PoolStateMachine.Grant?, [PoolStateMachine.Action]) in
             guard state.machine.snapshot(of: origin).idle > 0 else { return (nil, []) }
             state.nextRequestNumber += 1
             let request = PoolStateMachine.RequestID(state.nextRequestNumber)
             var actions = state.machine.leaseRequested(request: request, origin: origin)
-            var lease: PoolStateMachine.Lease?
+            var lease: PoolStateMachine.Grant?
             actions.removeAll { action in
                 guard case .lease(let granted) = action, granted.request == request else { return false }
                 lease = granted
@@ -173,18 +177,17 @@ package final class ConnectionPool: Sendable {
     }
 
     /// The slow path: queue for a connection (opening one if the origin is under its limit) and wait.
-    private func waitForLease(origin: OriginKey, deadline: Deadline) async throws -> PoolStateMachine.Lease {
+    private func waitForLease(origin: OriginKey, deadline: Deadline) async throws -> PoolStateMachine.Grant {
         let request = state.withLock { state -> PoolStateMachine.RequestID in
             state.nextRequestNumber += 1
             return PoolStateMachine.RequestID(state.nextRequestNumber)
         }
-        let timer: Task<Void, Never>? =
+        // The deadline is the request's total one: a request queued behind busy connections is not connecting.
+        let timer: ReactorTimer? =
             deadline.isNever
             ? nil
-            : Task { [weak self] in
-                try? await Task.sleep(for: .nanoseconds(Int64(clamping: deadline.nanosecondsRemaining())))
-                guard !Task.isCancelled else { return }
-                self?.giveUp(request, error: HTTPWireError.timedOut(deadline.phase))
+            : Reactor.shared.schedule(at: deadline) { [weak self] in
+                self?.giveUp(request, error: HTTPWireError.timedOut(.total))
             }
         defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
@@ -233,12 +236,16 @@ package final class ConnectionPool: Sendable {
                     state.connectTasks[id] = Task { await self.open(id, origin: origin) }
                 }
             case .scheduleIdleTimeout(let timer):
-                let due = Deadline.after(idleTimeout, phase: .total).uptimeNanoseconds
+                let due = Deadline.after(idleTimeout).uptimeNanoseconds
                 state.withLock { state in
                     state.idleDeadlines[timer] = due
-                    // Started under the lock: the reaper's first look at the state waits for this to finish,
-                    // and it clears `reaper` itself, under the lock, only when it finds no timer left.
-                    if state.reaper == nil { state.reaper = makeReaper() }
+                    state.reaperFoundNoTimer = false
+                    // Scheduled under the lock (the reaper clears `reaper` itself, under the lock, only when
+                    // it finds no timer twice in a row), so two releases never start two reapers.
+                    guard state.reaper == nil else { return }
+                    state.reaper = Reactor.shared.schedule(at: .after(idleTimeout)) { [weak self] in
+                        self?.reap()
+                    }
                 }
             case .cancelIdleTimeout(let timer):
                 state.withLock { _ = $0.idleDeadlines.removeValue(forKey: timer) }
@@ -273,43 +280,14 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Idle timers
 
-    /// The task that fires idle timers as they come due. It holds the pool weakly and ends once a whole idle
-    /// timeout has passed with no timer at all (or the pool is gone). Made while holding the state lock.
+    /// The reaper: fires every idle timer that has come due, then schedules itself for the earliest one
+    /// left or, with none, one idle timeout later (a timer scheduled meanwhile is due no earlier than that).
+    /// It runs on the reactor thread and stops — forgetting `reaper` — when it finds no timer twice in a row.
     ///
-    /// It does not end the moment it finds no timer: on a busy connection every response schedules a timer
-    /// and the next request cancels it, so a reaper that ended whenever it looked between the two would be
-    /// started again for nearly every request — a task creation and a wake-up of a pool thread each time.
-    private func makeReaper() -> Task<Void, Never> {
-        Task { [weak self] in
-            var foundNoTimer = false
-            while let delay = self?.nextReaperDelay(stopIfNoTimer: foundNoTimer) {
-                foundNoTimer = delay.hasNoTimer
-                try? await Task.sleep(for: delay.duration)
-                if Task.isCancelled { return }
-                self?.fireExpiredIdleTimers()
-            }
-        }
-    }
-
-    /// How long the reaper sleeps: until the earliest idle timer comes due or, with no timer, one idle
-    /// timeout (a timer scheduled meanwhile is due no earlier than that). Nil — and the reaper forgotten —
-    /// when there is no timer for the second look in a row.
-    private func nextReaperDelay(stopIfNoTimer: Bool) -> (duration: Duration, hasNoTimer: Bool)? {
-        state.withLock { state -> (Duration, Bool)? in
-            guard let earliest = state.idleDeadlines.values.min() else {
-                if stopIfNoTimer {
-                    state.reaper = nil
-                    return nil
-                }
-                return (idleTimeout, true)
-            }
-            let now = Deadline.nowNanoseconds()
-            return (.nanoseconds(Int64(clamping: earliest > now ? earliest - now : 0)), false)
-        }
-    }
-
-    /// Reports every idle timer that has come due to the machine.
-    private func fireExpiredIdleTimers() {
+    /// It does not stop the moment it finds no timer: on a busy connection every response schedules an idle
+    /// timer and the next request cancels it, so a reaper that ended whenever it looked between the two would
+    /// be scheduled again for nearly every request.
+    private func reap() {
         let actions = state.withLock { state -> [PoolStateMachine.Action] in
             let now = Deadline.nowNanoseconds()
             var actions: [PoolStateMachine.Action] = []
@@ -317,6 +295,18 @@ package final class ConnectionPool: Sendable {
                 state.idleDeadlines[timer] = nil
                 actions += state.machine.idleTimeoutFired(timer)
             }
+            let next: Deadline
+            if let earliest = state.idleDeadlines.values.min() {
+                state.reaperFoundNoTimer = false
+                next = Deadline(uptimeNanoseconds: earliest)
+            } else if state.reaperFoundNoTimer || state.machine.isShutDown {
+                state.reaper = nil
+                return actions
+            } else {
+                state.reaperFoundNoTimer = true
+                next = .after(idleTimeout)
+            }
+            state.reaper = Reactor.shared.schedule(at: next) { [weak self] in self?.reap() }
             return actions
         }
         perform(actions, connectError: nil)
@@ -328,8 +318,13 @@ package final class ConnectionPool: Sendable {
     private func open(_ id: PoolStateMachine.ConnectionID, origin: OriginKey) async {
         do {
             let tls = origin.scheme == .https ? try makeTLSContext() : nil
-            let connection = try await PooledConnection.open(
-                id: id, origin: origin, tls: tls, deadline: .after(connectTimeout, phase: .connect))
+            let connection: PooledConnection
+            do {
+                connection = try await PooledConnection.open(
+                    id: id, origin: origin, tls: tls, deadline: .after(connectTimeout))
+            } catch let error as TransportError {
+                throw HTTPWireError(error, phase: .connect)
+            }
             onConnect?(connection)
             let actions = state.withLock { state in
                 state.connectTasks[id] = nil
@@ -353,22 +348,14 @@ extension ConnectionPool {
     private func makeTLSContext() throws(HTTPWireError) -> TLSContext {
         let made = tlsContext.withLock { (cached: inout TLSContext?) -> Result<TLSContext, HTTPWireError> in
             if let cached { return .success(cached) }
-            do throws(HTTPWireError) {
-                let context = try TLSContext(client: tlsConfiguration)
+            do throws(TransportError) {
+                let context = try TLSContext(client: tlsSettings)
                 cached = context
                 return .success(context)
             } catch {
-                return .failure(error)
+                return .failure(HTTPWireError(error, phase: .connect))
             }
         }
         return try made.get()
-    }
-}
-
-extension Deadline {
-    /// Nanoseconds until the deadline (0 when passed).
-    func nanosecondsRemaining() -> UInt64 {
-        let now = Deadline.nowNanoseconds()
-        return uptimeNanoseconds > now ? uptimeNanoseconds - now : 0
     }
 }

@@ -6,6 +6,8 @@
 // the origin it was opened to: an `https` connection has verified one host name's certificate, and an
 // `http` one to the same host and port is a different conversation altogether.
 
+import HTTPWireCodec
+
 /// The origin a pooled connection belongs to: scheme, lowercased host and port (RFC 9110 §4.3.1).
 ///
 /// ```swift
@@ -15,47 +17,32 @@
 ///
 /// The port is always explicit, so `http://a/` and `http://a:80/` share connections. Host names are compared
 /// after ASCII lowercasing (RFC 9110 §4.2.3: the host is case-insensitive); nothing else is normalised.
-public struct OriginKey: Sendable, Hashable, CustomStringConvertible {
-    /// The two schemes HTTPWire speaks. They never share a connection, even on the same host and port.
-    public enum Scheme: String, Sendable, Hashable {
-        /// Plain TCP.
-        case http
-        /// TLS over TCP; the connection has verified `host`'s certificate.
-        case https
-
-        /// The port a URL of this scheme means when it names none (RFC 9110 §4.2.1, §4.2.2).
-        public var defaultPort: Int {
-            switch self {
-            case .http: return 80
-            case .https: return 443
-            }
-        }
-    }
-
-    /// `http` or `https`.
-    public let scheme: Scheme
+package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https` (the URL's scheme). They never share a connection, even on the same host and port:
+    /// an `https` connection has verified `host`'s certificate.
+    package let scheme: TargetURL.Scheme
     /// The host name lowercased, an IPv4 address, or an IPv6 address without brackets.
-    public let host: String
+    package let host: String
     /// The TCP port, explicit even when it is the scheme's default.
-    public let port: Int
+    package let port: Int
 
     /// Makes the key for a scheme, host and port; the host is lowercased (RFC 9110 §4.2.3).
     ///
     /// Nothing is validated: the URL parser has already refused bad hosts and ports outside 1...65535, and a
     /// key is only a name for a set of connections.
-    public init(scheme: Scheme, host: String, port: Int) {
+    package init(scheme: TargetURL.Scheme, host: String, port: Int) {
         self.scheme = scheme
         self.host = Self.asciiLowercased(host)
         self.port = port
     }
 
     /// Makes the key for a scheme and host on the scheme's default port.
-    public init(scheme: Scheme, host: String) {
+    package init(scheme: TargetURL.Scheme, host: String) {
         self.init(scheme: scheme, host: host, port: scheme.defaultPort)
     }
 
     /// `"https://host:port"`, with an IPv6 address in brackets (`"http://[::1]:8080"`, RFC 3986 §3.2.2).
-    public var description: String {
+    package var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
         return "\(scheme.rawValue)://\(hostPart):\(port)"
     }

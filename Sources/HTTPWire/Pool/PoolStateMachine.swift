@@ -21,7 +21,7 @@
 /// machine.leaseRequested(request: .init(1), origin: origin)
 /// // [.enqueue(request 1, origin), .createConnection(connection 1, origin)]
 /// machine.connectionEstablished(.init(1))
-/// // [.lease(Lease(request: 1, connection: 1, leaseNumber: 1))]
+/// // [.lease(Grant(request: 1, connection: 1, leaseNumber: 1))]
 /// machine.connectionReleased(.init(1), isReusable: true)
 /// // [.scheduleIdleTimeout(IdleTimer(connection: 1, idlePeriod: 1))]
 /// ```
@@ -68,8 +68,9 @@ package struct PoolStateMachine: Sendable {
         }
     }
 
-    /// A connection handed to a request, with the reuse bookkeeping the client needs for retries.
-    package struct Lease: Hashable, Sendable {
+    /// The machine's decision that a request may use a connection, with the reuse bookkeeping the client needs
+    /// (the owner turns it into a `ConnectionPool.Lease` for the request).
+    package struct Grant: Hashable, Sendable {
         /// The request being served.
         package let request: RequestID
         /// The connection it may use until it reports `connectionReleased`.
@@ -121,7 +122,7 @@ package struct PoolStateMachine: Sendable {
         /// Keep the request waiting: it is queued for its origin and will get `.lease` or `.failLease`.
         case enqueue(RequestID, OriginKey)
         /// Hand the connection to the request.
-        case lease(Lease)
+        case lease(Grant)
         /// Open a connection to the origin and report `connectionEstablished` or `connectionFailed`.
         case createConnection(ConnectionID, OriginKey)
         /// Start the idle timer; when it fires, report `idleTimeoutFired` with this token.
@@ -178,7 +179,7 @@ package struct PoolStateMachine: Sendable {
         case leased(RequestID)
     }
 
-    private struct Connection: Sendable {
+    private struct ConnectionRecord: Sendable {
         let origin: OriginKey
         var state: ConnectionState
         var leaseCount = 0
@@ -197,7 +198,7 @@ package struct PoolStateMachine: Sendable {
 
     private var state: State = .running
     private let configuration: Configuration
-    private var connections: [ConnectionID: Connection] = [:]
+    private var connections: [ConnectionID: ConnectionRecord] = [:]
     private var origins: [OriginKey: OriginQueue] = [:]
     private var waitingOrigin: [RequestID: OriginKey] = [:]
     private var lastConnectionNumber = 0
@@ -409,7 +410,7 @@ package struct PoolStateMachine: Sendable {
         connections[id] = connection
         origins[connection.origin, default: OriginQueue()].leased += 1
         return .lease(
-            Lease(request: request, connection: id, origin: connection.origin, leaseNumber: connection.leaseCount))
+            Grant(request: request, connection: id, origin: connection.origin, leaseNumber: connection.leaseCount))
     }
 
     /// Opens connections while the origin has more waiters than connections on the way and room under its limit.
@@ -419,7 +420,7 @@ package struct PoolStateMachine: Sendable {
         while queue.connecting < queue.waiters.count && queue.open < configuration.maxConnectionsPerOrigin {
             lastConnectionNumber += 1
             let id = ConnectionID(lastConnectionNumber)
-            connections[id] = Connection(origin: origin, state: .connecting)
+            connections[id] = ConnectionRecord(origin: origin, state: .connecting)
             queue.connecting += 1
             actions.append(.createConnection(id, origin))
         }

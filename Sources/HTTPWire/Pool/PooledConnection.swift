@@ -1,36 +1,30 @@
-// PooledConnection: one open connection as the pool hands it out, with its receive buffer and decoder
-// (pool layer). It pairs a transport stream with the per-connection state HTTP needs between exchanges:
-// bytes received but not yet decoded, and how many exchanges it has carried. It must not parse, decide
-// reuse or follow redirects: the exchange driver and the pool's state machine do that.
+// PooledConnection: one open connection as the pool hands it out, with its receive buffer (pool layer).
+// It pairs a transport stream with the buffer its reads fill, which is kept from exchange to exchange so a
+// kept-alive connection does not allocate per response. It knows no HTTP: it does not parse, decide reuse
+// or follow redirects — the exchange decodes (with a decoder of its own) and the pool's state machine decides.
 
-import HTTPWireCodec
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import HTTPWireTransport
 
 /// A connection to one origin, leased to one request at a time.
 ///
 /// Ownership: the pool creates it; from a lease until the matching release, only the task holding the lease
-/// touches `receiveBuffer` and `decoder` (hence `@unchecked Sendable`: the pool's lease discipline, not a
-/// lock, keeps those fields single-owner). The stream itself is thread-safe.
+/// touches `receiveBuffer` (hence `@unchecked Sendable`: the pool's lease discipline, not a lock, keeps that
+/// field single-owner). The stream itself is thread-safe.
 package final class PooledConnection: @unchecked Sendable, CustomStringConvertible {
     /// The pool's name for this connection.
     package let id: PoolStateMachine.ConnectionID
     /// Where it is connected.
     package let origin: OriginKey
     /// The byte stream: a `TCPSocket` for http, a `TLSStream` for https.
-    package let stream: any Connection
+    package let stream: any ByteStream
     /// The TCP socket underneath (the stream itself for http), for liveness checks and, on plain HTTP,
     /// sendfile(2) and splice(2).
     package let socket: TCPSocket
-    /// Bytes read from the stream; the decoder holds slices of it. Owned by the lease holder.
+    /// Bytes read from the stream; the exchange's decoder holds slices of it. Owned by the lease holder.
     package var receiveBuffer: [UInt8] = []
-    /// Decodes responses on this connection, one after another. Owned by the lease holder.
-    package var decoder = ResponseDecoder()
 
     /// Wraps an established stream.
-    package init(id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any Connection, socket: TCPSocket) {
+    package init(id: PoolStateMachine.ConnectionID, origin: OriginKey, stream: any ByteStream, socket: TCPSocket) {
         self.id = id
         self.origin = origin
         self.stream = stream
@@ -41,7 +35,7 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package var isPlainTCP: Bool { origin.scheme == .http }
 
     /// Opens a connection to `origin`: resolve, connect and, for https, the TLS handshake with the host's
-    /// name checked. Throws the transport's errors (exit 6, 7, 28, 35, 60).
+    /// name checked. Throws the transport's errors (`TransportError`; the pool translates them).
     package static func open(
         id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, deadline: Deadline
     ) async throws -> PooledConnection {
@@ -60,11 +54,12 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// Checks an idle connection before reuse: it must be open, with nothing received since the last
     /// response. A byte or an end of stream on an idle connection means the server closed it (or sent
     /// something that must never be read as the answer to the next request: response splitting), so it is
-    /// not reused. The check is a non-blocking `recv(MSG_PEEK)` made by the caller, which holds the lease and
-    /// so owns the socket exclusively (see `TCPSocket.hasNothingToReadNow`).
+    /// not reused. (Bytes already read past the end of a response never reach the pool: the exchange that
+    /// saw them released the connection to be closed.) The check is a non-blocking `recv(MSG_PEEK)` made by
+    /// the caller, which holds the lease and so owns the socket exclusively (see
+    /// `TCPSocket.hasNothingToReadNow`).
     package func isIdleAndOpen() -> Bool {
-        guard stream.isOpen, decoder.unconsumedBytes.isEmpty else { return false }
-        return socket.hasNothingToReadNow()
+        stream.isOpen && socket.hasNothingToReadNow()
     }
 
     /// Closes the stream (TLS close_notify first); pending operations fail.

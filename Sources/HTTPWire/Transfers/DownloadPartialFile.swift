@@ -1,0 +1,227 @@
+// DownloadPartialFile: the part file of one download on disk — open and cut to the resume offset, written
+// in large blocks, made durable, hashed, and finally renamed onto the destination.
+// Downloads layer: blocking file calls through the transport's `DiskFile` and `FileSystem`. Every method here
+// blocks and runs on the BlockingWorker thread, never on the cooperative pool; the download awaits each call
+// before making the next, so the object has one user at a time. It must not talk to the network or decide
+// whether to resume.
+//
+// Crash consistency rests on one order: bytes are written, then `fdatasync`ed, then a record counting them
+// replaces the old one (`ResumeRecord.write`, itself write + fsync + rename). After a crash the record never
+// counts a byte that is not on disk; bytes past its count may be missing or garbage, and a resume cuts them
+// off. A `kill -9` keeps everything written (the page cache survives the process), so the record's count
+// is what bounds the loss: it is refreshed every `commitInterval`.
+
+import HTTPWireTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The part file `dest.part` of a download, with its resume record `dest.part.resume`.
+///
+/// ```swift
+/// let file = DownloadPartialFile(destination: "big.iso")
+/// try file.open(truncatingTo: 0, record: record, hashing: false)   // on the blocking worker
+/// try file.write(block)
+/// try DownloadPartialFile.commit(file.file!, record: committed, destination: "big.iso")
+/// let location = try file.finish(expectedLength: 4_000_000, expectedSHA256: nil)
+/// ```
+final class DownloadPartialFile: @unchecked Sendable {
+    // @unchecked: one download owns this object and awaits each blocking call before the next; only the
+    // static `commit` may run beside a `write`, and it touches no stored property.
+
+    /// The final path of the file.
+    let destination: String
+    /// `dest.part`.
+    let partialPath: String
+    /// `dest.part.resume`.
+    let recordPath: String
+    /// The open part file, or nil.
+    private(set) var file: DiskFile?
+    /// Bytes from offset 0 that are in the part file (written or spliced), contiguous.
+    private(set) var writtenBytes: Int64 = 0
+    /// The digest of bytes `0..<hashedBytes`, when a checksum was asked for.
+    private var hasher: SHA256Hasher?
+    private var hashedBytes: Int64 = 0
+
+    /// The files of the download to `destination`; nothing is opened yet.
+    init(destination: String) {
+        self.destination = destination
+        self.partialPath = ResumeRecord.partialFilePath(forDestination: destination)
+        self.recordPath = ResumeRecord.recordPath(forDestination: destination)
+    }
+
+    deinit {
+        file?.close()
+    }
+
+    /// Runs `work` on the BlockingWorker and waits for it to finish even when the calling task is
+    /// cancelled: a write or commit abandoned half-way would leave the file and the record out of step
+    /// with what the download believes. (An unstructured task does not inherit the caller's cancellation.)
+    static func runBlocking<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await Task { try await BlockingWorker.shared.run(work) }.value
+    }
+
+    // MARK: Looking (blocking)
+
+    /// The size of the file at `path`, or nil when it does not exist or cannot be examined.
+    static func fileSize(atPath path: String) -> Int64? {
+        guard let status = try? FileSystem.status(ofPath: path), status.isRegularFile else { return nil }
+        return status.size
+    }
+
+    /// The record beside the part file, when it can be used, and the part file's size.
+    func inspect() -> (record: ResumeRecord?, partialFileSize: Int64?) {
+        let size = Self.fileSize(atPath: partialPath)
+        guard case .valid(let record) = ResumeRecord.load(fromPath: recordPath) else { return (nil, size) }
+        return (record, size)
+    }
+
+    /// Deletes the part file and its record (and a record's temporary file left by a crash).
+    func discard() throws(HTTPWireError) {
+        closeDescriptor()
+        for path in [partialPath, recordPath, recordPath + ".tmp"] {
+            try ResumeRecord.remove(atPath: path)
+        }
+    }
+
+    // MARK: Writing (blocking)
+
+    /// Opens (creating) the part file, cuts it to `offset` bytes — bytes past the record's count may be
+    /// garbage after a crash — and writes `record` (which counts those `offset` bytes) before any body byte
+    /// arrives, so even a download killed at once leaves its validators behind. With `hashing`, the bytes
+    /// kept are read back and digested now, so the body can be digested as it is written.
+    func open(truncatingTo offset: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
+        closeDescriptor()
+        let path = partialPath
+        let opened = try HTTPWireError.local { () throws(TransportError) in
+            try DiskFile.open(path, for: .writing(creating: true))
+        }
+        file = opened
+        try HTTPWireError.local { () throws(TransportError) in try opened.truncate(to: offset) }
+        writtenBytes = offset
+        hasher = hashing ? SHA256Hasher() : nil
+        hashedBytes = 0
+        try hashRemainder()
+        try Self.commit(opened, record: record, destination: destination)
+    }
+
+    /// Appends `bytes` at the end of the written region with `pwrite`, looping over short writes. A full
+    /// disk (`ENOSPC`) or any other failure throws `localWriteFailed`; the bytes written before stay.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPWireError) {
+        guard let file else { throw .localWriteFailed(path: partialPath, errno: EBADF) }
+        let offset = writtenBytes
+        do {
+            try HTTPWireError.local { () throws(TransportError) in try file.write(bytes, at: offset) }
+        } catch {
+            // Bytes written before the failure (a full disk part-way) are body, in order: count them.
+            if let size = try? file.status().size, size > writtenBytes { writtenBytes = size }
+            throw error
+        }
+        if hasher != nil, hashedBytes == writtenBytes {
+            hasher?.update(bytes)
+            hashedBytes += Int64(bytes.count)
+        }
+        writtenBytes += Int64(bytes.count)
+    }
+
+    /// Counts `count` bytes that splice(2) put into the file at the end of the written region. Not a
+    /// blocking call; the caller makes sure no `write` is in flight.
+    func recordSpliced(_ count: Int64) {
+        writtenBytes += count
+    }
+
+    /// After a splice(2) that failed part-way (a full disk), counts the bytes it did put in the file: the
+    /// transport reports only the failure, but splice writes in order from the end of the written region,
+    /// so everything between that end and the file's size is body, in sequence. Blocking (`fstat`).
+    func recordSplicedBeforeFailure() {
+        guard let size = try? file?.status().size, size > writtenBytes else { return }
+        writtenBytes = size
+    }
+
+    /// Makes the part file's data durable, then replaces the record with `record`. The order is the whole
+    /// point: a record must never count bytes that a crash could lose.
+    static func commit(_ file: DiskFile, record: ResumeRecord, destination: String) throws(HTTPWireError) {
+        try HTTPWireError.local { () throws(TransportError) in try file.synchronizeData() }
+        let recordPath = ResumeRecord.recordPath(forDestination: destination)
+        do {
+            try record.write(toPath: recordPath)
+        } catch .localWriteFailed(_, let code) where code == ENOSPC || code == EDQUOT {
+            // A full disk has no room for the temporary file of the atomic replacement, which is exactly
+            // when the count matters most (the download is about to stop). The old record already owns a
+            // block, so rewriting it in place needs no new space. Less atomic, still safe: the record is
+            // far below one 512-byte sector (written whole on any disk), and a torn one fails to decode,
+            // which only means starting over.
+            try rewriteInPlace(record, atPath: recordPath)
+        }
+    }
+
+    /// Overwrites the existing record file at `path` with `record`, then flushes it.
+    private static func rewriteInPlace(_ record: ResumeRecord, atPath path: String) throws(HTTPWireError) {
+        guard let text = try? record.encoded() else { throw .localWriteFailed(path: path, errno: EINVAL) }
+        let bytes = Array(text.utf8)
+        try HTTPWireError.local { () throws(TransportError) in
+            let file = try DiskFile.open(path, for: .writing(creating: false))
+            defer { file.close() }
+            try bytes.withUnsafeBytes { buffer in Result { () throws(TransportError) in try file.write(buffer, at: 0) }
+            }
+            .get()
+            try file.truncate(to: Int64(bytes.count))
+            try file.synchronizeData()
+        }
+    }
+
+    /// Completes the download: checks the length, digests what was not digested while writing (a resumed
+    /// prefix, spliced bytes) and compares it, makes the file durable, renames it onto the destination
+    /// (atomic: the destination is the old file or the whole new one), removes the record and syncs the
+    /// directory. Returns the digest when one was computed. On a checksum mismatch the part file and record
+    /// stay, and nothing is renamed.
+    func finish(expectedLength: Int64?, expectedSHA256: SHA256Digest?) throws(HTTPWireError) -> SHA256Digest? {
+        if let expectedLength, writtenBytes != expectedLength {
+            throw .bodyTruncated(expected: expectedLength, received: writtenBytes)
+        }
+        var digest: SHA256Digest?
+        if let expectedSHA256 {
+            try hashRemainder()
+            digest = hasher.take()?.finalize().flatMap { SHA256Digest(bytes: $0) }
+            guard let digest, digest == expectedSHA256 else {
+                throw .checksumMismatch(expected: expectedSHA256.hexString, actual: digest?.hexString ?? "unavailable")
+            }
+        }
+        guard let file else { throw .localWriteFailed(path: partialPath, errno: EBADF) }
+        let (partialPath, destination) = (self.partialPath, self.destination)
+        try HTTPWireError.local { () throws(TransportError) in try file.synchronize() }
+        closeDescriptor()
+        try HTTPWireError.local { () throws(TransportError) in try FileSystem.rename(partialPath, to: destination) }
+        try ResumeRecord.remove(atPath: recordPath)
+        // Best effort: the file is complete either way; this makes the rename itself survive a power loss.
+        try? FileSystem.synchronizeDirectory(containing: destination)
+        return digest
+    }
+
+    /// Reads back and digests bytes `hashedBytes..<writtenBytes` in 1 MiB blocks (from the page cache,
+    /// usually): the prefix kept from an earlier run, and at the end everything splice(2) wrote.
+    private func hashRemainder() throws(HTTPWireError) {
+        guard hasher != nil, hashedBytes < writtenBytes, let file else { return }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while hashedBytes < writtenBytes {
+            let wanted = Int(min(Int64(buffer.count), writtenBytes - hashedBytes))
+            let offset = hashedBytes
+            let result = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(TransportError) in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted]), at: offset)
+                }
+            }
+            let count = try HTTPWireError.local { () throws(TransportError) in try result.get() }
+            guard count > 0 else { throw .localReadFailed(path: partialPath, errno: EIO) }
+            buffer.withUnsafeBytes { hasher?.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            hashedBytes += Int64(count)
+        }
+    }
+
+    /// Closes the part file; the data stays.
+    func closeDescriptor() {
+        file?.close()
+        file = nil
+    }
+}

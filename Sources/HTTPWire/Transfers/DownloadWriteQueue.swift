@@ -1,0 +1,208 @@
+// DownloadWriteQueue: the hand-off between the task reading a response body and the task writing it to
+// disk, so the socket and the disk work at the same time.
+// Features layer: two fixed buffers with two waiting sides; no I/O and no clock here.
+//
+// The reader copies each received slice into the filling buffer; the writer takes the *whole* filling
+// buffer whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when
+// the disk is slower than the network (large writes, few system calls) and shrink to single slices when
+// the network is slow (nothing waits in memory for a block to fill). A full buffer makes the reader wait,
+// which stops reading the socket — TCP backpressure — so memory is two buffers whatever the size of the
+// download, allocated once. This file must not write files.
+
+import HTTPWireTransport
+
+/// A fixed-capacity byte buffer passed between the reader, the writer and the blocking worker by reference,
+/// so no copy-on-write ever duplicates it.
+final class DownloadBlock: @unchecked Sendable {
+    // @unchecked: exactly one side uses a block at a time — the queue hands it over under its lock.
+    private let storage: UnsafeMutableRawBufferPointer
+    /// Bytes in use, from the start.
+    private(set) var count = 0
+
+    /// A block holding at most `capacity` bytes.
+    init(capacity: Int) {
+        storage = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    var capacity: Int { storage.count }
+    var isEmpty: Bool { count == 0 }
+
+    /// Copies as much of `bytes` as fits; returns how many were taken.
+    func append(_ bytes: ArraySlice<UInt8>) -> Int {
+        let taken = min(bytes.count, storage.count - count)
+        guard taken > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            UnsafeMutableRawBufferPointer(rebasing: storage[count..<(count + taken)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[..<taken]))
+        }
+        count += taken
+        return taken
+    }
+
+    /// The bytes in use.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
+
+    func removeAll() { count = 0 }
+}
+
+/// A bounded queue of body bytes between one reader and one writer.
+///
+/// ```swift
+/// // reader                                  // writer
+/// try await queue.append(piece)              while let block = await queue.nextBlock() {
+/// queue.close()                                  try write(block.bytes); queue.blockWritten(block)
+///                                            }
+/// ```
+final class DownloadWriteQueue: Sendable {
+    private struct State: ~Copyable {
+        /// The block the reader fills.
+        var filling: DownloadBlock
+        /// The other block, when the writer is not holding it.
+        var spare: DownloadBlock?
+        var isClosed = false
+        var failure: HTTPWireError?
+        /// The writer waiting for bytes.
+        var writerWaiter: CheckedContinuation<Void, Never>?
+        /// The reader waiting for room, or for the writer to finish everything.
+        var readerWaiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state: LockedState<State>
+
+    /// A queue of two blocks of `blockCapacity` bytes each.
+    init(blockCapacity: Int) {
+        state = LockedState(
+            State(filling: DownloadBlock(capacity: blockCapacity), spare: DownloadBlock(capacity: blockCapacity)))
+    }
+
+    // MARK: Reader side
+
+    /// Copies `piece` in, waiting whenever the filling block is full. Throws the writer's failure, if any.
+    func append(_ piece: ArraySlice<UInt8>) async throws(HTTPWireError) {
+        var rest = piece
+        while !rest.isEmpty {
+            let (writer, taken, failure) = state.withLock {
+                state -> (CheckedContinuation<Void, Never>?, Int, HTTPWireError?) in
+                if let failure = state.failure { return (nil, 0, failure) }
+                let taken = state.filling.append(rest)
+                guard taken > 0 else { return (nil, 0, nil) }
+                defer { state.writerWaiter = nil }
+                return (state.writerWaiter, taken, nil)
+            }
+            if let failure { throw failure }
+            writer?.resume()
+            rest = rest.dropFirst(taken)
+            if !rest.isEmpty && taken == 0 {
+                await waitForReader { state in
+                    state.failure != nil || state.filling.count < state.filling.capacity
+                }
+            }
+        }
+    }
+
+    /// Waits until every appended byte is written (nothing filled, no write in flight). Throws the
+    /// writer's failure, if any.
+    func waitUntilDrained() async throws(HTTPWireError) {
+        await waitForReader { state in state.failure != nil || (state.filling.isEmpty && state.spare != nil) }
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+    }
+
+    /// No more bytes will come; the writer finishes what is pending and stops.
+    func close() {
+        let writer = state.withLock { state in
+            state.isClosed = true
+            defer { state.writerWaiter = nil }
+            return state.writerWaiter
+        }
+        writer?.resume()
+    }
+
+    /// The writer's failure, if it failed.
+    var failure: HTTPWireError? { state.withLock { $0.failure } }
+
+    /// Waits until `isReady` holds; the writer wakes the reader whenever something changes.
+    private func waitForReader(until isReady: @escaping @Sendable (borrowing State) -> Bool) async {
+        while !state.withLock({ isReady($0) }) {
+            await withCheckedContinuation { continuation in
+                let isReadyNow = state.withLock { state in
+                    if isReady(state) { return true }
+                    state.readerWaiter = continuation
+                    return false
+                }
+                if isReadyNow { continuation.resume() }
+            }
+        }
+    }
+
+    // MARK: Writer side
+
+    /// How many bytes wait in the filling block.
+    var pendingBytes: Int { state.withLock { $0.filling.count } }
+
+    /// Waits for bytes and takes the filling block (the spare one becomes the filling one); nil once the
+    /// queue is closed and empty, or failed. The writer returns the block with ``blockWritten(_:)``.
+    func nextBlock() async -> DownloadBlock? {
+        while true {
+            enum Step {
+                case block(DownloadBlock)
+                case done
+                case wait
+            }
+            let (step, reader) = state.withLock { state -> (Step, CheckedContinuation<Void, Never>?) in
+                if state.failure != nil { return (.done, nil) }
+                if !state.filling.isEmpty, let spare = state.spare {
+                    let block = state.filling
+                    state.filling = spare
+                    state.spare = nil
+                    defer { state.readerWaiter = nil }
+                    return (.block(block), state.readerWaiter)  // the reader has room again
+                }
+                return (state.isClosed && state.filling.isEmpty ? .done : .wait, nil)
+            }
+            reader?.resume()
+            switch step {
+            case .block(let block): return block
+            case .done: return nil
+            case .wait: await waitForBytes()
+            }
+        }
+    }
+
+    /// Waits until bytes are pending, or the queue is closed or failed.
+    func waitForBytes() async {
+        await withCheckedContinuation { continuation in
+            let isReadyNow = state.withLock { state in
+                if !state.filling.isEmpty || state.isClosed || state.failure != nil { return true }
+                state.writerWaiter = continuation
+                return false
+            }
+            if isReadyNow { continuation.resume() }
+        }
+    }
+
+    /// True once `close()` was called.
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    /// The block from ``nextBlock()`` is on disk; it becomes the spare one again.
+    func blockWritten(_ block: DownloadBlock) {
+        block.removeAll()
+        let reader = state.withLock { state in
+            state.spare = block
+            defer { state.readerWaiter = nil }
+            return state.readerWaiter
+        }
+        reader?.resume()
+    }
+
+    /// Writing failed: the reader's next call throws `error`, and the writer stops.
+    func writerFailed(_ error: HTTPWireError) {
+        let reader = state.withLock { state in
+            state.failure = error
+            defer { state.readerWaiter = nil }
+            return state.readerWaiter
+        }
+        reader?.resume()
+    }
+}

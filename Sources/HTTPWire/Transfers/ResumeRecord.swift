@@ -1,0 +1,231 @@
+// ResumeRecord: the small sidecar file kept beside a partial download, so a later run can resume it.
+// Features layer: encoding, strict decoding, and plain synchronous file operations.
+//
+// A download to `dest` writes its bytes to `dest.part` and, every so often, this record to
+// `dest.part.resume`: the URL, the validators the server sent (ETag, Last-Modified), the expected length,
+// and how many bytes of `dest.part` are known to be on disk. On completion the part file is renamed to
+// `dest` and the record removed. The record is a few `key: value` lines a person can read and a test can
+// write by hand. Decoding is strict and never traps: anything doubtful means "start over", because resuming
+// from a wrong record would splice wrong bytes into the user's file.
+//
+// The file functions here block (open, write, fsync, rename). They must not be called from the cooperative
+// thread pool: the client runs them on its `BlockingWorker` thread. This file must not decide whether to
+// resume; that is `ResumePlan`.
+
+import HTTPWireCodec
+import HTTPWireTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a partial download needs to be resumed safely: where it came from, how to recognise the same
+/// representation again, and how many bytes are already committed to disk.
+///
+/// ```swift
+/// let record = ResumeRecord(url: "https://example.test/big.iso", entityTag: "\"v7\"", lastModified: nil,
+///                           expectedLength: 4_000_000, committedBytes: 1_048_576)
+/// try record.write(toPath: ResumeRecord.recordPath(forDestination: "big.iso"))   // blocking worker only
+/// ```
+///
+/// `committedBytes` follows one rule: the client calls `fsync` on the part file *before* writing a record
+/// that counts those bytes. After a crash, bytes past `committedBytes` may be missing or zero-filled, so a
+/// resume truncates the part file to `committedBytes` and continues from there.
+package struct ResumeRecord: Sendable, Hashable {
+    /// The version of the text format written by `encoded()`. A record with any other version is unusable.
+    package static let formatVersion = 1
+
+    /// The URL that was asked for, absolute (the download's own URL, before any redirect: the next run
+    /// only knows that one). A record for another URL is not used.
+    package var url: String
+    /// The `ETag` field value exactly as received, weak prefix and quotes included (`"abc"`, `W/"abc"`).
+    package var entityTag: String?
+    /// The `Last-Modified` field value exactly as received (an HTTP-date, RFC 9110 §8.8.2).
+    package var lastModified: String?
+    /// The complete length of the representation, when the server announced it.
+    package var expectedLength: Int64?
+    /// How many leading bytes of the part file were flushed to disk before this record was written.
+    package var committedBytes: Int64
+
+    /// A record with the given values; `encoded()` and `write(toPath:)` check them.
+    package init(
+        url: String, entityTag: String?, lastModified: String?, expectedLength: Int64?, committedBytes: Int64
+    ) {
+        self.url = url
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.expectedLength = expectedLength
+        self.committedBytes = committedBytes
+    }
+
+    // MARK: File names
+
+    /// The part file for a destination: `dest.part`. The bytes are written there and renamed to `dest`
+    /// only when complete, so `dest` never holds a half-finished download.
+    package static func partialFilePath(forDestination destination: String) -> String {
+        destination + ".part"
+    }
+
+    /// The record for a destination: `dest.part.resume`. It shares the part file's prefix, so the two
+    /// sort together in a listing and `rm dest.part*` removes both.
+    package static func recordPath(forDestination destination: String) -> String {
+        partialFilePath(forDestination: destination) + ".resume"
+    }
+
+    // MARK: Text format
+
+    private static let magic = "httpwire-resume"
+    /// A record is a handful of short lines; anything bigger is not one of ours.
+    private static let maxEncodedBytes = 16 * 1024
+
+    /// Why a record cannot be encoded or decoded. It never reaches the user as a failure: an unusable
+    /// record means the download starts over.
+    package struct Damage: Error, Sendable, Hashable, CustomStringConvertible {
+        /// One lowercase line saying what was wrong.
+        package var reason: String
+        /// The reason.
+        package var description: String { reason }
+    }
+
+    /// The record as text:
+    ///
+    /// ```
+    /// httpwire-resume 1
+    /// url: https://example.test/big.iso
+    /// etag: "v7"
+    /// expected-length: 4000000
+    /// committed-bytes: 1048576
+    /// ```
+    ///
+    /// Absent optional values are left out. Throws `Damage` when a value could not be read back
+    /// (a control character, a leading or trailing space, negative or inconsistent numbers): writing it
+    /// would only produce a record that decoding rejects.
+    package func encoded() throws(Damage) -> String {
+        try validate()
+        var text = "\(Self.magic) \(Self.formatVersion)\n"
+        text += "url: \(url)\n"
+        if let entityTag { text += "etag: \(entityTag)\n" }
+        if let lastModified { text += "last-modified: \(lastModified)\n" }
+        if let expectedLength { text += "expected-length: \(expectedLength)\n" }
+        text += "committed-bytes: \(committedBytes)\n"
+        return text
+    }
+
+    /// Decodes a record written by `encoded()`. Strict: the first line must be `httpwire-resume 1`; every
+    /// other line is `key: value` with a known key at most once; `url` and `committed-bytes` are required;
+    /// numbers are plain decimal; `committed-bytes` may not exceed `expected-length`; every line ends with
+    /// LF (a record cut short by a crash is refused). Throws `Damage`, never traps.
+    package init(decoding bytes: some Sequence<UInt8>) throws(Damage) {
+        let bytes = Array(bytes)
+        guard bytes.count <= Self.maxEncodedBytes else { throw Damage(reason: "record larger than 16 KiB") }
+        guard bytes.last == UInt8(ascii: "\n") else { throw Damage(reason: "record does not end with a newline") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw Damage(reason: "record is not UTF-8")
+        }
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+        guard let header = lines.popFirst(), String(header) == "\(Self.magic) \(Self.formatVersion)" else {
+            throw Damage(reason: "not a version \(Self.formatVersion) resume record")
+        }
+        var values: [String: String] = [:]
+        for line in lines {
+            guard let line = String(line), let colon = line.firstIndex(of: ":") else {
+                throw Damage(reason: "line without a colon")
+            }
+            let key = String(line[..<colon])
+            let rest = line[line.index(after: colon)...]
+            guard rest.hasPrefix(" ") else { throw Damage(reason: "no space after \(key):") }
+            guard ["url", "etag", "last-modified", "expected-length", "committed-bytes"].contains(key) else {
+                throw Damage(reason: "unknown key \(ByteClasses.escapedPreview(key.utf8))")
+            }
+            guard values[key] == nil else { throw Damage(reason: "duplicate key \(key)") }
+            values[key] = String(rest.dropFirst())
+        }
+        guard let url = values["url"] else { throw Damage(reason: "missing url") }
+        guard let committed = values["committed-bytes"] else { throw Damage(reason: "missing committed-bytes") }
+        self.url = url
+        self.entityTag = values["etag"]
+        self.lastModified = values["last-modified"]
+        self.committedBytes = try Self.decimal(committed, key: "committed-bytes")
+        self.expectedLength = try values["expected-length"].map { value throws(Damage) in
+            try Self.decimal(value, key: "expected-length")
+        }
+        try validate()
+    }
+
+    /// The rules both directions share, so `encoded()` never writes what decoding would reject.
+    private func validate() throws(Damage) {
+        for (key, value) in [("url", url), ("etag", entityTag), ("last-modified", lastModified)] {
+            guard let value else { continue }
+            guard !value.isEmpty else { throw Damage(reason: "empty \(key)") }
+            // Control bytes (CR, LF, NUL, ...) would break the line structure; edge spaces would not
+            // survive a hand edit. Field values from a parsed head never contain the former (RFC 9110 §5.5).
+            guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+                throw Damage(reason: "control character in \(key)")
+            }
+            guard value.first != " ", value.last != " " else { throw Damage(reason: "space around \(key)") }
+        }
+        guard committedBytes >= 0 else { throw Damage(reason: "negative committed-bytes") }
+        if let expectedLength {
+            guard expectedLength >= 0 else { throw Damage(reason: "negative expected-length") }
+            guard committedBytes <= expectedLength else {
+                throw Damage(reason: "committed-bytes \(committedBytes) beyond expected-length \(expectedLength)")
+            }
+        }
+    }
+
+    /// `1*DIGIT` as Int64, at most 18 digits so it cannot overflow.
+    private static func decimal(_ text: String, key: String) throws(Damage) -> Int64 {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let value = Int64(text)
+        else { throw Damage(reason: "\(key) is not a decimal number") }
+        return value
+    }
+
+    // MARK: Files (blocking: run on the BlockingWorker thread)
+
+    /// The result of looking for a record on disk.
+    package enum Loaded: Sendable, Hashable {
+        /// A valid record.
+        case valid(ResumeRecord)
+        /// A record that exists but cannot be used (damaged, unreadable, too large); start over.
+        case unusable(reason: String)
+    }
+
+    /// Reads the record at `path`. Nil when there is no file; `.unusable` when it cannot be read or
+    /// decoded. Never throws: every failure here just means the download starts from byte zero.
+    /// Blocking: call it from the blocking worker thread.
+    static func load(fromPath path: String) -> Loaded? {
+        let bytes: [UInt8]
+        do throws(TransportError) {
+            guard let contents = try FileSystem.contents(ofPath: path, limit: maxEncodedBytes) else { return nil }
+            bytes = contents
+        } catch .fileReadFailed(_, _, EFBIG) {
+            return .unusable(reason: "record larger than 16 KiB")
+        } catch {
+            return .unusable(reason: "cannot read record: \(error)")
+        }
+        do {
+            return .valid(try ResumeRecord(decoding: bytes))
+        } catch {
+            return .unusable(reason: error.reason)
+        }
+    }
+
+    /// Replaces the record at `path` atomically: writes `path.tmp`, fsyncs it, renames it over `path`, and
+    /// fsyncs the directory so the rename itself survives a power cut (`FileSystem.replaceAtomically`). A
+    /// reader sees the old record or the new one, never half of either. Blocking: call it from the blocking
+    /// worker thread. One download per destination at a time: two writers would share the temporary file.
+    /// Throws `localWriteFailed` with the failing path and errno (EINVAL when the record's values could not
+    /// be encoded).
+    func write(toPath path: String) throws(HTTPWireError) {
+        guard let text = try? encoded() else { throw HTTPWireError.localWriteFailed(path: path, errno: EINVAL) }
+        try HTTPWireError.local { () throws(TransportError) in
+            try FileSystem.replaceAtomically(path, with: Array(text.utf8))
+        }
+    }
+
+    /// Deletes the record at `path`; a missing file is not an error. Blocking.
+    static func remove(atPath path: String) throws(HTTPWireError) {
+        try HTTPWireError.local { () throws(TransportError) in try FileSystem.remove(path) }
+    }
+}

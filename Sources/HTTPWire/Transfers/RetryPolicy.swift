@@ -1,0 +1,166 @@
+// RetryPolicy: whether a failed attempt is worth another try, and how long to wait before it.
+// Features layer: pure decisions. The caller passes the current time (for `Retry-After` dates) and does the
+// waiting itself, so tests need no clock and no sleeps.
+//
+// Retrying is right when the failure was probably transient and repeating the request is harmless: the
+// connection dropped or stalled mid-body, the server said 503 Service Unavailable. It is wrong when the
+// request itself is the problem (4xx), when the server's answer was malformed, or when repeating could
+// do something twice (a non-idempotent method, RFC 9110 §9.2.2). Waits grow exponentially up to a cap, and a
+// server's `Retry-After` (RFC 9110 §10.2.3) replaces our own guess. There is no random jitter, so the
+// schedule is the same on every run; a download resumes with `ResumePlan` after a retry rather than
+// starting over. This file must not sleep or touch the network.
+
+import HTTPWireCodec
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// How many times a request is retried, how long to wait in between, and which failures qualify.
+///
+/// ```swift
+/// let policy = RetryPolicy(maxRetries: 3)
+/// switch policy.decision(afterAttempt: 1, outcome: .status(503, head.fields), method: .get, now: Date()) {
+/// case .retry(let delay): try await Task.sleep(for: delay)   // then send again
+/// case .giveUp: throw HTTPWireError.httpStatus(503)
+/// }
+/// ```
+public struct RetryPolicy: Sendable, Hashable {
+    /// Retries after the first attempt; zero disables retrying. Default 3, as a human would try.
+    public var maxRetries: Int
+    /// The wait before the first retry; it doubles for each further retry. Default 1 s.
+    public var initialBackoff: Duration
+    /// The longest wait our own backoff produces. Default 30 s: longer waits look like a hang.
+    public var maxBackoff: Duration
+    /// The longest `Retry-After` honoured. A server asking for more gets no retry at all rather than an
+    /// earlier one it asked us not to send. Default 5 minutes.
+    public var maxRetryAfter: Duration
+    /// Statuses worth another attempt. Default 500, 502, 503, 504: server-side and gateway trouble that
+    /// often passes. 4xx statuses are left out: the same request would get the same answer (add 408 or
+    /// 429 here to retry those; `Retry-After` is honoured for any status listed).
+    public var retryableStatuses: Set<Int>
+
+    /// A policy with the given limits; the defaults are described on each property.
+    public init(
+        maxRetries: Int = 3, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(30),
+        maxRetryAfter: Duration = .seconds(300), retryableStatuses: Set<Int> = [500, 502, 503, 504]
+    ) {
+        self.maxRetries = max(0, maxRetries)
+        self.initialBackoff = max(.zero, initialBackoff)
+        self.maxBackoff = max(.zero, maxBackoff)
+        self.maxRetryAfter = max(.zero, maxRetryAfter)
+        self.retryableStatuses = retryableStatuses
+    }
+
+    /// Never retry.
+    public static let none = RetryPolicy(maxRetries: 0)
+
+    /// How an attempt ended.
+    enum Outcome: Sendable, Hashable {
+        /// The attempt failed with an error.
+        case error(HTTPWireError)
+        /// A complete response head arrived with this status and these fields.
+        case status(Int, HTTPFields)
+    }
+
+    /// What to do next.
+    enum Decision: Sendable, Hashable {
+        /// Wait this long, then send the request again.
+        case retry(after: Duration)
+        /// Report the outcome.
+        case giveUp
+    }
+
+    /// Decides after attempt number `attempt` (1 for the first try). Retries only while fewer than
+    /// `maxRetries` retries were made, only for idempotent methods, and only for a retryable error or
+    /// status. The wait is the response's `Retry-After` when valid, else the exponential backoff.
+    /// `now` turns a `Retry-After` date into a delay.
+    func decision(afterAttempt attempt: Int, outcome: Outcome, method: Method, now: Date) -> Decision {
+        guard attempt >= 1, attempt <= maxRetries, method.isIdempotent else { return .giveUp }
+        switch outcome {
+        case .error(let error):
+            return Self.isRetryable(error) ? .retry(after: backoff(forRetry: attempt)) : .giveUp
+        case .status(let status, let fields):
+            guard retryableStatuses.contains(status) else { return .giveUp }
+            guard let value = fields["Retry-After"], let delay = Self.retryAfterDelay(value, now: now) else {
+                return .retry(after: backoff(forRetry: attempt))
+            }
+            return delay <= maxRetryAfter ? .retry(after: delay) : .giveUp
+        }
+    }
+
+    /// The wait before retry number `retry` (1-based): `initialBackoff × 2^(retry-1)`, capped at
+    /// `maxBackoff`. The same numbers on every run.
+    func backoff(forRetry retry: Int) -> Duration {
+        var delay = initialBackoff
+        var step = 1
+        while delay > .zero, delay < maxBackoff, step < retry {
+            delay *= 2
+            step += 1
+        }
+        return min(delay, maxBackoff)
+    }
+
+    /// True for failures a new attempt may cure: the connection refused, reset, dropped mid-body or
+    /// closed before any response, and timeouts of one phase. False for mistakes that would repeat (a bad
+    /// URL, an unknown host, a malformed response, a rejected certificate), local file errors, and the
+    /// total deadline, which a retry cannot meet.
+    static func isRetryable(_ error: HTTPWireError) -> Bool {
+        switch error {
+        case .couldNotConnect, .bodyTruncated, .emptyReply, .sendFailed, .receiveFailed:
+            return true
+        case .timedOut(let phase):
+            return phase != .total
+        case .invalidURL, .couldNotResolveHost, .malformedResponse, .httpStatus, .localWriteFailed,
+            .localReadFailed, .localFileChanged, .checksumMismatch, .tlsHandshakeFailed, .tooManyRedirects,
+            .peerCertificateRejected,
+            .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge:
+            return false
+        }
+    }
+
+    // MARK: Retry-After
+
+    /// The delay a `Retry-After` value asks for (RFC 9110 §10.2.3): `delay-seconds` (`120`) or an
+    /// HTTP-date, which counts from `now`; a date in the past means zero. All three HTTP-date formats of
+    /// RFC 9110 §5.6.7 are read, as a recipient MUST: IMF-fixdate (`Fri, 31 Dec 1999 23:59:59 GMT`), the
+    /// obsolete RFC 850 form (`Friday, 31-Dec-99 23:59:59 GMT`, its two-digit year placed relative to
+    /// `now`) and asctime (`Fri Dec 31 23:59:59 1999`). Nil when the value is none of these.
+    static func retryAfterDelay(_ value: String, now: Date) -> Duration? {
+        let text = value.trimmingWhitespace()
+        if let first = text.utf8.first, first >= 0x30, first <= 0x39 {
+            guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            // Absurdly long numbers saturate; they end up above `maxRetryAfter` anyway.
+            return .seconds(Int64(text) ?? Int64.max)
+        }
+        let nowSeconds = now.timeIntervalSince1970
+        // The codec wants whole seconds; the clamp keeps a nonsense `Date` from trapping the conversion.
+        let wholeNowSeconds = nowSeconds.isNaN ? 0 : Int64(min(max(nowSeconds, -1e15), 1e15).rounded(.down))
+        guard let dateSeconds = HTTPDate.secondsSinceEpoch(parsing: text, now: wholeNowSeconds) else { return nil }
+        let seconds = Double(dateSeconds) - nowSeconds
+        guard seconds > 0 else { return .zero }
+        return .seconds(min(seconds, 1e9).rounded(.up))
+    }
+
+    /// Parses an IMF-fixdate (RFC 9110 §5.6.7): `day-name "," SP 2DIGIT SP month SP 4DIGIT SP
+    /// 2DIGIT ":" 2DIGIT ":" 2DIGIT SP "GMT"`, exactly 29 characters, always in GMT. Only that preferred
+    /// form, as the name says: the two obsolete forms give nil here (the RFC 850 one cannot be placed
+    /// without the current time); `retryAfterDelay(_:now:)` and `HTTPDate.secondsSinceEpoch(parsing:now:)`
+    /// read all three. Checks that the date and time exist; the day name is required but not checked
+    /// against the date.
+    static func parseIMFFixdate(_ text: String) -> Date? {
+        HTTPDate.secondsSinceEpoch(parsingIMFFixdate: text).map { Date(timeIntervalSince1970: Double($0)) }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing SP and HTAB (RFC 9110 §5.6.3 OWS).
+    fileprivate func trimmingWhitespace() -> String {
+        var text = Substring(self)
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}
