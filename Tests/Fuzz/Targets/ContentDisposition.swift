@@ -1,5 +1,5 @@
 // ContentDisposition: the libFuzzer target for the download file name a server suggests (RFC 6266, RFC 8187).
-// Test tooling for the Features layer, built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
+// Test tooling for the downloads layer (HTTPWire/Transfers), built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
 //
 // ContentDisposition.swift lives in the HTTPWire library, which needs OpenSSL and the whole transport to
 // build. It depends on nothing but the codec, though, so this target builds a partial `HTTPWire` module from
@@ -16,7 +16,7 @@
 // through until ContentDisposition.swift, which this issue may not change, is fixed.
 //
 // fuzz-module: HTTPWireCodec
-// fuzz-module: HTTPWire Sources/HTTPWire/Features/ContentDisposition.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Transfers/ContentDisposition.swift
 // fuzz-seeds: Fixtures/fuzz/ContentDisposition
 // fuzz-max-len: 512
 

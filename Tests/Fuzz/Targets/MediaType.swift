@@ -1,5 +1,5 @@
 // MediaType: the libFuzzer target for the Content-Type check of multipart parts (RFC 9110 §8.3.1).
-// Test tooling for the Features layer, built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
+// Test tooling for the bodies layer (HTTPWire/Bodies), built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
 //
 // MediaType.swift lives in the HTTPWire library but needs only the codec, so this target builds a partial
 // `HTTPWire` module from that one file (see ContentDisposition.swift in this folder for why).
@@ -11,7 +11,7 @@
 // check itself.
 //
 // fuzz-module: HTTPWireCodec
-// fuzz-module: HTTPWire Sources/HTTPWire/Features/MediaType.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Bodies/MediaType.swift
 // fuzz-seeds: Fixtures/fuzz/MediaType
 // fuzz-max-len: 256
 

@@ -1,8 +1,10 @@
 // ResumeRecord: the libFuzzer target for the sidecar record a partial download is resumed from.
-// Test tooling for the Features layer, built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
+// Test tooling for the downloads layer (HTTPWire/Transfers), built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
 //
-// ResumeRecord.swift lives in the HTTPWire library; it needs only the codec and HTTPWireError, so this
-// target builds a partial `HTTPWire` module from those two files (see ContentDisposition.swift here).
+// ResumeRecord.swift lives in the HTTPWire library; it needs the codec, HTTPWireError (with its translation
+// of TransportError) and the transport's FileSystem for reading and writing the file, so this target builds
+// a partial `HTTPWireTransport` module from FileSystem and what it stands on (no reactor, sockets or TLS),
+// then a partial `HTTPWire` module from those three files (see ContentDisposition.swift here).
 //
 // An input is the content of a `.part.resume` file: written by an earlier run, cut short by a crash, or
 // edited by hand. Decoding must never trap, and a record it accepts must be one a resume can trust and
@@ -10,7 +12,9 @@
 // same record (the text may differ: keys in their canonical order, `007` as `7`).
 //
 // fuzz-module: HTTPWireCodec
-// fuzz-module: HTTPWire Sources/HTTPWire/Features/ResumeRecord.swift Sources/HTTPWire/Client/HTTPWireError.swift
+// fuzz-include: Sources/CSystem
+// fuzz-module: HTTPWireTransport Sources/HTTPWireTransport/DiskFile.swift Sources/HTTPWireTransport/FileDescriptor.swift Sources/HTTPWireTransport/FileSystem.swift Sources/HTTPWireTransport/LockedState.swift Sources/HTTPWireTransport/Syscall.swift Sources/HTTPWireTransport/TransportError.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Transfers/ResumeRecord.swift Sources/HTTPWire/Client/HTTPWireError.swift Sources/HTTPWire/Client/HTTPWireError+Transport.swift
 // fuzz-seeds: Fixtures/fuzz/ResumeRecord
 // fuzz-max-len: 1024
 

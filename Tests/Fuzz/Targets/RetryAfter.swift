@@ -1,9 +1,10 @@
 // RetryAfter: the libFuzzer target for the `Retry-After` field value (RFC 9110 §10.2.3).
-// Test tooling for the Features layer, built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
+// Test tooling for the downloads layer (HTTPWire/Transfers), built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
 //
-// RetryPolicy.swift lives in the HTTPWire library; it needs only the codec, HTTPWireError and
-// FoundationEssentials' Date, so this target builds a partial `HTTPWire` module from those two files (see
-// ContentDisposition.swift here).
+// RetryPolicy.swift lives in the HTTPWire library; it needs only the codec, HTTPWireError (which names
+// TransportError) and FoundationEssentials' Date, so this target builds the same partial `HTTPWireTransport`
+// module as ResumeRecord (shared, built once), then a partial `HTTPWire` module from those files (see
+// ContentDisposition.swift here). `retryAfterDelay` is internal: `@testable import` reaches it.
 //
 // An input is a server's Retry-After value; the clock comes from the input's hash, read as any Double (NaN
 // and the infinities included: the policy takes a Date, and must not trap on a nonsense one). The delay
@@ -11,11 +12,13 @@
 // Int64.max; an HTTP-date in the past means now, one in the future at most 10^9 seconds.
 //
 // fuzz-module: HTTPWireCodec
-// fuzz-module: HTTPWire Sources/HTTPWire/Features/RetryPolicy.swift Sources/HTTPWire/Client/HTTPWireError.swift
+// fuzz-include: Sources/CSystem
+// fuzz-module: HTTPWireTransport Sources/HTTPWireTransport/DiskFile.swift Sources/HTTPWireTransport/FileDescriptor.swift Sources/HTTPWireTransport/FileSystem.swift Sources/HTTPWireTransport/LockedState.swift Sources/HTTPWireTransport/Syscall.swift Sources/HTTPWireTransport/TransportError.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Transfers/RetryPolicy.swift Sources/HTTPWire/Client/HTTPWireError.swift Sources/HTTPWire/Client/HTTPWireError+Transport.swift
 // fuzz-seeds: Fixtures/fuzz/RetryAfter
 // fuzz-max-len: 128
 
-import HTTPWire
+@testable import HTTPWire
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
