@@ -1,11 +1,9 @@
 // ContentDispositionFuzzRegressionTests: the inputs the ContentDisposition fuzz target failed on, replayed with
 // the names the rules of `sanitizedFileName` promise for them.
-// Features layer tests: files from Fixtures/fuzz/ContentDisposition/fuzz-*; no network, no files written.
+// Downloads layer tests (HTTPWire/Transfers): files from Fixtures/fuzz/ContentDisposition/fuzz-*; no network, no files written.
 //
-// Both failures are open bugs of ContentDisposition.swift, left unfixed while the library is refactored, so
-// each expectation sits in `withKnownIssue`: the suite passes while the bug is there and fails once it is
-// fixed, which is the reminder to drop the `withKnownIssue` and the matching KnownBug case of
-// Tests/Fuzz/Targets/ContentDisposition.swift. Each fuzz-* file of that folder needs a test here.
+// Both were bugs of `sanitizedFileName`, fixed with the rules of RFC 6266 §4.3 cited in
+// ContentDisposition.swift; these tests keep them fixed. Each fuzz-* file of that folder needs a test here.
 
 import HTTPWire
 import Testing
@@ -43,18 +41,14 @@ import Testing
     func dotSpaceDot() throws {
         let value = try Self.value("fuzz-dot-space-dot-bashrc")
         let name = ContentDisposition.downloadFileName(fieldValue: value, urlLastPathSegment: nil)
-        withKnownIssue("leading spaces, dots and spaces are dropped once each, not until none is left (#17)") {
-            #expect(name == "bashrc")
-        }
+        #expect(name == "bashrc")
     }
 
     @Test("a name cut to 255 bytes ends without spaces and is its own sanitised form")
     func cutBeforeTrailingSpaces() throws {
         let value = try Self.value("fuzz-name-cut-before-trailing-spaces")
         let name = ContentDisposition.downloadFileName(fieldValue: value, urlLastPathSegment: nil)
-        withKnownIssue("spaces are trimmed before the cut to 255 bytes, not after it (#17)") {
-            #expect(name == String(repeating: "a", count: 250))
-            #expect(ContentDisposition.sanitizedFileName(name) == name)
-        }
+        #expect(name == String(repeating: "a", count: 250))
+        #expect(ContentDisposition.sanitizedFileName(name) == name)
     }
 }

@@ -100,10 +100,13 @@ package struct ContentDisposition: Sendable, Hashable {
     ///    directory it is joined to.
     /// 2. Control characters (C0, DEL, C1, NUL included) and the Unicode bidirectional overrides (which can
     ///    disguise `gpj.exe` as `exe.jpg`) are replaced by `_`.
-    /// 3. Surrounding spaces are trimmed, then leading dots removed: `..` and `.` vanish and `.bashrc` does
-    ///    not become a hidden file that overwrites a dot-file.
+    /// 3. Leading spaces and dots are removed together, until neither is first: `..` and `.` vanish, and
+    ///    neither `.bashrc` nor `. .bashrc` becomes a hidden file that overwrites a dot-file.
     /// 4. The name is cut to 255 UTF-8 bytes on a character boundary, keeping an extension of up to 16
     ///    bytes: `very…long.tar.gz` stays a `.gz`.
+    /// 5. Trailing spaces are trimmed, after the cut, which can end inside a run of spaces.
+    ///
+    /// A sanitised name is its own sanitised form.
     package static func sanitizedFileName(_ name: String) -> String? {
         let lastComponent = name.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.last ?? ""
         var scalars = String.UnicodeScalarView()
@@ -111,12 +114,17 @@ package struct ContentDisposition: Sendable, Hashable {
             scalars.append(isUnsafe(scalar) ? "_" : scalar)
         }
         var cleaned = Substring(String(scalars))
-        while cleaned.first == " " { cleaned = cleaned.dropFirst() }
-        while cleaned.last == " " { cleaned = cleaned.dropLast() }
-        while cleaned.first == "." { cleaned = cleaned.dropFirst() }
-        while cleaned.first == " " { cleaned = cleaned.dropFirst() }
+        // RFC 6266 §4.3: strip leading and trailing whitespace, and names with a special meaning in the file
+        // system such as "." and "..". Spaces and dots go in one loop: dropping spaces, then dots, then
+        // spaces once each turned ". .bashrc" into ".bashrc", a hidden file replacing the shell's start-up
+        // file in a download to the home folder.
+        while let first = cleaned.first, first == " " || first == "." { cleaned = cleaned.dropFirst() }
         guard !cleaned.isEmpty else { return nil }
-        return truncated(String(cleaned))
+        // Trailing spaces go after the cut to 255 bytes: trimmed before it, a cut inside a run of spaces left
+        // the name ending in spaces, and sanitising it again gave another name.
+        var kept = Substring(truncated(String(cleaned)))
+        while kept.last == " " { kept = kept.dropLast() }
+        return String(kept)
     }
 
     /// The name to save a download under: the sanitised `Content-Disposition` name, else the sanitised last

@@ -12,8 +12,8 @@
 // `.` (no hidden file, no `..`), no C0, DEL, C1 or bidirectional-override character, at most 255 UTF-8
 // bytes. Sanitising a safe name again changes nothing, and a parsed disposition type is a lowercase token.
 //
-// Two of these properties fail today (see KnownBug below); each failure is matched narrowly and let
-// through until ContentDisposition.swift, which this issue may not change, is fixed.
+// The two failures this target found (". .bashrc" saved as ".bashrc"; a name cut to 255 bytes inside a run
+// of spaces) are fixed, and their inputs are seeds: Fixtures/fuzz/ContentDisposition/fuzz-*.
 //
 // fuzz-module: HTTPWireCodec
 // fuzz-module: HTTPWire Sources/HTTPWire/Transfers/ContentDisposition.swift
@@ -40,9 +40,7 @@ public func fuzzContentDisposition(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     _ = ContentDisposition.decodeExtendedValue(value)
     let chosen = ContentDisposition.downloadFileName(fieldValue: value, urlLastPathSegment: segment)
     if let problem = ContentDispositionFuzz.problem(with: chosen) {
-        let sources = [parsed?.fileName, segment].compactMap { $0 }
-        let isDotBug = sources.contains { KnownBug.isDotAfterSpaceAfterDot(name: $0, safe: chosen) }
-        FuzzCheck.expect(isDotBug, "download name \(chosen.debugDescription): \(problem)")
+        FuzzCheck.fail("download name \(chosen.debugDescription): \(problem)")
     }
     return 0
 }
@@ -52,14 +50,11 @@ enum ContentDispositionFuzz {
     /// The sanitised form of `name`, when there is one, is safe and a fixed point of sanitising.
     static func checkSanitized(_ name: String) {
         guard let safe = ContentDisposition.sanitizedFileName(name) else { return }
-        let isDotBug = KnownBug.isDotAfterSpaceAfterDot(name: name, safe: safe)
-        if let problem = problem(with: safe), !isDotBug {
+        if let problem = problem(with: safe) {
             FuzzCheck.fail("\(name.debugDescription) sanitised to \(safe.debugDescription): \(problem)")
         }
         let again = ContentDisposition.sanitizedFileName(safe)
-        FuzzCheck.expect(
-            again == safe || isDotBug || KnownBug.isCutBeforeTrailingSpaces(safe: safe, again: again),
-            "sanitising \(safe.debugDescription) again gives \(String(describing: again))")
+        FuzzCheck.expect(again == safe, "sanitising \(safe.debugDescription) again gives \(String(describing: again))")
     }
 
     /// Why `name` is not safe to create inside a download folder, or nil when it is.
@@ -76,29 +71,5 @@ enum ContentDispositionFuzz {
             }
         }
         return nil
-    }
-}
-
-/// Failures this target found in `ContentDisposition.sanitizedFileName` that are not fixed yet, each matched
-/// as narrowly as its cause allows so that any other failure of the same property still stops the run.
-/// Their inputs are seeds (Fixtures/fuzz/ContentDisposition/fuzz-*) and known issues in
-/// Tests/HTTPWireTests/ContentDispositionFuzzRegressionTests.swift, which fails once they are fixed.
-// TODO(#17): delete each case when sanitizedFileName is fixed (the library is being refactored).
-enum KnownBug {
-    /// Leading spaces, then dots, then spaces are dropped once each, so `". .bashrc"` becomes `.bashrc`: a
-    /// hidden file, and one that overwrites the user's shell start-up file in a download to the home folder.
-    /// Matched when the name's leading run of spaces and dots has a dot followed by a space.
-    static func isDotAfterSpaceAfterDot(name: String, safe: String) -> Bool {
-        let component = name.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.last ?? ""
-        let run = component.prefix { $0 == " " || $0 == "." }
-        return safe.hasPrefix(".") && run.contains(". ")
-    }
-
-    /// Spaces are trimmed before the name is cut to 255 bytes, so the cut can end in spaces, which
-    /// sanitising again trims: the name is not the fixed point the documentation promises.
-    static func isCutBeforeTrailingSpaces(safe: String, again: String?) -> Bool {
-        var trimmed = Substring(safe)
-        while trimmed.last == " " { trimmed = trimmed.dropLast() }
-        return safe.last == " " && again == String(trimmed)
     }
 }
