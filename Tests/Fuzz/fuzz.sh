@@ -25,13 +25,14 @@
 # artifacts/ (crashes, timeouts, broken invariants), fuzz.log, build.log and summary.txt (the figures of the
 # last run). Every run also executes all seeds, so a seed folder doubles as a regression corpus. The run
 # fails when libFuzzer exits non-zero or leaves a new artifact; the input is kept, and it becomes a fixture
-# as docs/reliability.md says. Environment: SWIFTC (default swiftc), FUZZ_FLAGS (extra libFuzzer flags).
+# as docs/reliability.md says. Environment: SWIFTC (default swiftc), FUZZ_FLAGS (extra libFuzzer flags),
+# FUZZ_OUT (the state and build folder, default .build/fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 SWIFTC="${SWIFTC:-swiftc}"
 FUZZ_DIR=Tests/Fuzz
-OUT=.build/fuzz
+OUT="${FUZZ_OUT:-.build/fuzz}"
 DICT="$FUZZ_DIR/http.dict"
 # Swift 6 like Package.swift; -O because -Onone runs the decoder five times slower under the sanitizers.
 COMMON_FLAGS=(-swift-version 6 -parse-as-library -O -wmo -package-name HTTPWire)
@@ -146,10 +147,9 @@ seed_folders() {
     return 0
 }
 
-# CPU seconds (user + system) used by this shell's finished children so far, from the `times` builtin.
-children_cpu_seconds() {
-    times >"$OUT/times.txt"
-    tail -1 "$OUT/times.txt" | awk '{
+# CPU seconds (user + system) in a file written by the `times` builtin: its last line, the children's.
+cpu_seconds() {
+    tail -1 "$1" | awk '{
         total = 0
         for (i = 1; i <= 2; i++) { split($i, part, "m"); sub("s", "", part[2]); total += part[1] * 60 + part[2] }
         printf "%.1f", total
@@ -194,22 +194,24 @@ report() {
 
 # Fuzzes one built target; $2 is a libFuzzer limit such as -max_total_time=8 or -runs=10000000.
 run_target() {
-    local name=$1 limit=$2 dir="$OUT/$1" max_len seeds before after status start cpu_before cpu
+    local name=$1 limit=$2 dir="$OUT/$1" max_len seeds before after status start cpu
     max_len=$(directive "$name" max-len)
     mapfile -t seeds < <(seed_folders "$name")
     mkdir -p "$dir/corpus" "$dir/artifacts"
     before=$(find "$dir/artifacts" -type f | wc -l)
     echo "fuzz: $name: $limit, $(find "$dir/corpus" -type f | wc -l) corpus inputs, seeds ${seeds[*]:-none}"
     start=$(date +%s)
-    cpu_before=$(children_cpu_seconds)
     set +e
-    # shellcheck disable=SC2086 # FUZZ_FLAGS is a list of flags
-    SWIFT_BACKTRACE=enable=no "$dir/$name-fuzz" "$dir/corpus" "${seeds[@]}" "$limit" -dict="$DICT" \
+    # The fuzzer runs under a shell of its own, whose `times` then counts the fuzzer alone: this shell's
+    # children also include the next target's build, reaped whenever it ends.
+    # shellcheck disable=SC2016,SC2086 # the inner script is single-quoted on purpose; FUZZ_FLAGS is a list
+    SWIFT_BACKTRACE=enable=no bash -c '"$@"; status=$?; times >"$0"; exit $status' "$dir/times.txt" \
+        "$dir/$name-fuzz" "$dir/corpus" "${seeds[@]}" "$limit" -dict="$DICT" \
         -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$dir/artifacts/" ${FUZZ_FLAGS:-} >"$dir/fuzz.log" 2>&1
     status=$?
     set -e
-    cpu=$(awk -v a="$cpu_before" -v b="$(children_cpu_seconds)" 'BEGIN { printf "%.1f", b - a }')
+    cpu=$(cpu_seconds "$dir/times.txt")
     report "$name" "$dir/fuzz.log" "$status" "$(($(date +%s) - start))" "$cpu"
     after=$(find "$dir/artifacts" -type f | wc -l)
     if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
