@@ -5,7 +5,8 @@
 #   Tests/Fuzz/fuzz.sh TARGET --runs N       fuzz TARGET for N executions
 #   Tests/Fuzz/fuzz.sh TARGET --replay [F..] run TARGET once on each file F (default: its seeds), no fuzzing
 #   Tests/Fuzz/fuzz.sh TARGET --build        only build it
-#   Tests/Fuzz/fuzz.sh all SECONDS|--runs N  every target in turn; the next one builds while one fuzzes
+#   Tests/Fuzz/fuzz.sh all SECONDS|--runs N  every target (or those FUZZ_TARGETS names) in turn; the next
+#                                            one builds while one fuzzes
 #   Tests/Fuzz/fuzz.sh --list                the target names
 #
 # A target is one file, Tests/Fuzz/Targets/NAME.swift, that defines LLVMFuzzerTestOneInput. Comment lines in
@@ -26,7 +27,8 @@
 # last run). Every run also executes all seeds, so a seed folder doubles as a regression corpus. The run
 # fails when libFuzzer exits non-zero or leaves a new artifact; the input is kept, and it becomes a fixture
 # as docs/reliability.md says. Environment: SWIFTC (default swiftc), FUZZ_FLAGS (extra libFuzzer flags),
-# FUZZ_OUT (the state and build folder, default .build/fuzz).
+# FUZZ_OUT (the state and build folder, default .build/fuzz), FUZZ_TARGETS (the targets `all` runs,
+# separated by spaces; default every one).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -40,7 +42,7 @@ MODULE_FLAGS=(-sanitize=fuzzer,address -enable-testing)
 TARGET_FLAGS=(-sanitize=address -warnings-as-errors)
 
 usage() {
-    sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -245,7 +247,11 @@ replay_target() {
 # core), so after the first target the builds cost no wall time on a two-core machine.
 run_all() {
     local limit=$1 names failed=() index build_pid=""
-    mapfile -t names < <(targets)
+    if [ -n "${FUZZ_TARGETS:-}" ]; then
+        read -r -a names <<<"$FUZZ_TARGETS"
+    else
+        mapfile -t names < <(targets)
+    fi
     build_target "${names[0]}" || return 1
     for index in "${!names[@]}"; do
         if [ -n "$build_pid" ]; then
