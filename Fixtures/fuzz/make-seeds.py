@@ -240,6 +240,12 @@ seed(C, "fuzz-name-cut-before-trailing-spaces", 'attachment; filename="' + "a" *
 # Found while triaging the one above, and flagged by the same target: spaces, dots, spaces are dropped once
 # each, so ". .bashrc" is saved as ".bashrc". Fixed: spaces and dots are dropped in one loop.
 seed(C, "fuzz-dot-space-dot-bashrc", 'attachment; filename=". .bashrc"')
+# The first 90-second ContentDisposition run: a "/" followed by a combining mark (U+0659 in the fuzzer's 300
+# bytes) is one Character, so the split on Characters kept it and the name held a path separator; a "."
+# followed by one was not dropped as a leading dot either. Both forms, readable. Fixed: the rules work on
+# Unicode scalars.
+seed(C, "fuzz-slash-combining-mark", 'attachment; filename="x/\u0659y"')
+seed(C, "fuzz-dot-combining-mark", 'attachment; filename=".\u0301bashrc"')
 # The first Arguments run after the merge of the transport refactor: an unknown command word with a CR LF in
 # it (a dictionary entry spliced into "head") was quoted as it was, so `wire: error: unknown command "…"`
 # became two lines. UsageError now escapes every control character of its message.

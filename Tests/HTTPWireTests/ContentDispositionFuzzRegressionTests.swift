@@ -23,7 +23,10 @@ import Testing
     }()
 
     /// The files this suite replays.
-    static let files = ["fuzz-dot-space-dot-bashrc", "fuzz-name-cut-before-trailing-spaces"]
+    static let files = [
+        "fuzz-dot-combining-mark", "fuzz-dot-space-dot-bashrc", "fuzz-name-cut-before-trailing-spaces",
+        "fuzz-slash-combining-mark",
+    ]
 
     /// The field value stored in one regression file.
     static func value(_ file: String) throws -> String {
@@ -50,5 +53,21 @@ import Testing
         let name = ContentDisposition.downloadFileName(fieldValue: value, urlLastPathSegment: nil)
         #expect(name == String(repeating: "a", count: 250))
         #expect(ContentDisposition.sanitizedFileName(name) == name)
+    }
+
+    @Test("a slash followed by a combining mark is still a path separator: no folder in the name")
+    func slashWithCombiningMark() throws {
+        let value = try Self.value("fuzz-slash-combining-mark")
+        let name = ContentDisposition.downloadFileName(fieldValue: value, urlLastPathSegment: nil)
+        #expect(name == "\u{659}y")
+        #expect(!name.unicodeScalars.contains("/"))
+    }
+
+    @Test("a \".\" followed by a combining mark is still a leading dot: no hidden file")
+    func dotWithCombiningMark() throws {
+        let value = try Self.value("fuzz-dot-combining-mark")
+        let name = ContentDisposition.downloadFileName(fieldValue: value, urlLastPathSegment: nil)
+        #expect(name == "\u{301}bashrc")
+        #expect(name.utf8.first != UInt8(ascii: "."))
     }
 }

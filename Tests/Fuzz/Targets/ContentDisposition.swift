@@ -12,8 +12,10 @@
 // `.` (no hidden file, no `..`), no C0, DEL, C1 or bidirectional-override character, at most 255 UTF-8
 // bytes. Sanitising a safe name again changes nothing, and a parsed disposition type is a lowercase token.
 //
-// The two failures this target found (". .bashrc" saved as ".bashrc"; a name cut to 255 bytes inside a run
-// of spaces) are fixed, and their inputs are seeds: Fixtures/fuzz/ContentDisposition/fuzz-*.
+// The failures this target found (". .bashrc" saved as ".bashrc"; a name cut to 255 bytes inside a run of
+// spaces; a "/" or a leading "." followed by a combining mark) are fixed, and their inputs are seeds:
+// Fixtures/fuzz/ContentDisposition/fuzz-*. The checks read scalars and bytes, never Characters, for the
+// same reason the sanitiser now does.
 //
 // fuzz-module: HTTPWireCodec
 // fuzz-module: HTTPWire Sources/HTTPWire/Transfers/ContentDisposition.swift
@@ -61,7 +63,7 @@ enum ContentDispositionFuzz {
     static func problem(with name: String) -> String? {
         if name.isEmpty { return "empty" }
         if name.utf8.count > ContentDisposition.maxFileNameBytes { return "\(name.utf8.count) bytes" }
-        if name.hasPrefix(".") { return "starts with a dot" }
+        if name.unicodeScalars.first == "." { return "starts with a dot" }
         for scalar in name.unicodeScalars {
             switch scalar.value {
             case 0x2F, 0x5C: return "a path separator"
