@@ -422,7 +422,7 @@ fixture(
 fixture("keep-alive-http10-until-close", head("HTTP/1.0 200 OK", "Connection: keep-alive") + b"until close", b"until close")
 
 
-# MARK: Found by the fuzzer (Tests/Fuzz/run-fuzz.sh): each crash input, byte for byte
+# MARK: Found by the fuzzer (Tests/Fuzz/fuzz.sh ResponseDecoder): each crash input, byte for byte
 
 # A complete "head" shorter than the 8 bytes of "HTTP/1.x": decoded whole it is an invalid status line; fed one
 # byte at a time it used to end before the early status-line check and fail as a bare CR instead.

@@ -175,8 +175,12 @@ public struct ContentRange: Sendable, Hashable, CustomStringConvertible {
 
     /// A satisfied range, `bytes first-last/complete` (or `/*` when `completeLength` is nil). Nil unless
     /// `first >= 0` and `last < completeLength`: RFC 9110 §14.4 makes any other combination invalid.
+    /// Nil too when `last` is `Int64.max`, even with an unknown length: §14.4 makes the complete length at
+    /// least `last + 1`, which no Int64 holds, and `byteCount` (or a caller's `last + 1`, as ResumePlan
+    /// computes for a 206 that overruns the recorded length) would trap: a server answering a resumed
+    /// download with `bytes N-9223372036854775807/*` could crash the client. Found by fuzzing.
     public init?(range: ClosedRange<Int64>, completeLength: Int64?) {
-        guard range.lowerBound >= 0 else { return nil }
+        guard range.lowerBound >= 0, range.upperBound < Int64.max else { return nil }
         if let completeLength, completeLength <= range.upperBound { return nil }
         self.range = range
         self.completeLength = completeLength
@@ -193,8 +197,9 @@ public struct ContentRange: Sendable, Hashable, CustomStringConvertible {
     /// `range-unit SP ( incl-range "/" ( complete-length / "*" ) / "*/" complete-length )`.
     ///
     /// Throws `CodecError.invalidContentRange` when the unit is not `bytes` (HTTPWire only asks for bytes),
-    /// when the syntax is off, when a number overflows 63 bits, when `last < first`, or when the complete
-    /// length is not greater than `last` (§14.4: such a value is invalid).
+    /// when the syntax is off, when a number overflows 63 bits, when `last < first`, when the complete
+    /// length is not greater than `last` (§14.4: such a value is invalid), or when `last` is 2^63 − 1, whose
+    /// complete length could not be counted (see ``init(range:completeLength:)``).
     public init(parsing value: String) throws(CodecError) {
         let text = RangeGrammar.trimmed(Substring(value))
         let invalid = CodecError.invalidContentRange(preview: ByteClasses.escapedPreview(value.utf8, limit: 64))

@@ -9,12 +9,31 @@ import HTTPWireCodec
 /// A command-line mistake. wire prints `wire: error: <message>`, then a line pointing at the right help
 /// text when `suggestsHelp` is set, and exits 2 as curl does for bad usage.
 struct UsageError: Error, Equatable, CustomStringConvertible {
+    /// One line, whatever words it quotes: control characters (C0, DEL, C1) are shown escaped.
     let message: String
     /// The command whose `--help` the hint names; nil names the top-level `wire --help`.
     var command: CommandName?
     /// False for a mistake the help text cannot fix (for example a command that is not implemented yet).
     var suggestsHelp = true
     var description: String { message }
+
+    /// A mistake whose message may quote the user's words as they are. Those words come from scripts,
+    /// file names and server output, so a CR or LF in one would break `wire: error: …` into several lines
+    /// and an ESC would reach the terminal as an escape sequence: each control character becomes its Swift
+    /// escape (`\r`, `\n`, `\u{1B}`), and the message stays one printable line.
+    init(message: String, command: CommandName? = nil, suggestsHelp: Bool = true) {
+        var escaped = ""
+        for scalar in message.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                escaped += scalar.escaped(asASCII: true)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        self.message = escaped
+        self.command = command
+        self.suggestsHelp = suggestsHelp
+    }
 }
 
 /// What the command line asks wire to do.

@@ -127,6 +127,7 @@ import Testing
             "bytes 100-199/199", "bytes 100-199/150", "bytes */*", "bytes 100-/1000", "bytes -199/1000",
             "bytes=100-199/1000", "items 1-2/3", "bytes  100-199/1000", "bytes 100 - 199/1000",
             "bytes 1-2/3/4", "bytes -1-2/3", "bytes 0-99999999999999999999/*", "bytes */-1", "bytes 1-2/+3",
+            "bytes 0-9223372036854775807/*", "bytes 9223372036854775807-9223372036854775807/*",
         ])
     func rejects(value: String) {
         #expect(throws: CodecError.self) { try ContentRange(parsing: value) }
@@ -137,6 +138,9 @@ import Testing
         #expect(ContentRange(range: 0...9, completeLength: 9) == nil)
         #expect(ContentRange(range: -1...9, completeLength: nil) == nil)
         #expect(ContentRange(unsatisfiedCompleteLength: -1) == nil)
+        // RFC 9110 §14.4: the complete length is at least last + 1, which must fit in an Int64.
+        #expect(ContentRange(range: 0...Int64.max, completeLength: nil) == nil)
+        #expect(ContentRange(range: 0...(Int64.max - 1), completeLength: nil)?.byteCount == Int64.max)
     }
 
     @Test("names the bad value in the error")

@@ -111,6 +111,38 @@ import Testing
                 == .tooManyFields(limit: 2, seen: 3))
     }
 
+    @Test("finds the end of a chunk-size line at the limit when it arrives one byte at a time")
+    func sizeLineByteByByte() throws {
+        // Found by fuzzing: the decoder searched the whole line again on every byte (quadratic in its length).
+        // It now resumes where it stopped; the line must still end, or be refused, at exactly the same byte.
+        let limit = CodecLimits().maxChunkLineBytes
+        let line = Array("5;".utf8) + [UInt8](repeating: UInt8(ascii: "e"), count: limit - 4) + Array("\r\n".utf8)
+        var decoder = ChunkedDecoder()
+        var input: ArraySlice<UInt8> = []
+        var data: [UInt8] = []
+        for byte in line + Array("hello\r\n0\r\n\r\n".utf8) {
+            input.append(byte)
+            while case .data(let bytes) = try decoder.decode(&input, isEndOfStream: false) { data += bytes }
+        }
+        #expect(data == Array("hello".utf8))
+        #expect(input.isEmpty)
+
+        var tooLong = ChunkedDecoder()
+        input = []
+        for (index, byte) in (line.dropLast(2) + Array("e\r\n".utf8)).enumerated() {
+            input.append(byte)
+            do throws(CodecError) {
+                let step = try tooLong.decode(&input, isEndOfStream: false)
+                #expect(step == .needMoreData)
+                #expect(index < limit, "a \(limit + 1)-byte line was not refused")
+            } catch {
+                #expect(error == .chunkLineTooLong(limit: limit, seen: limit + 1))
+                #expect(index == limit, "refused at byte \(index + 1), not \(limit + 1)")
+                break
+            }
+        }
+    }
+
     @Test("reports a truncated body with the data bytes received")
     func truncated() {
         let cases: [(String, Int64)] = [

@@ -1,9 +1,16 @@
 // ArgumentsTests: the parser in-process — option order, value forms, -F and -H syntax, and that the
-// option table, the parser and the help text agree for every command.
+// option table, the parser and the help text agree for every command, and the inputs the Arguments fuzz
+// target failed on (Fixtures/fuzz/Arguments/fuzz-*).
 
 import Testing
 
 @testable import wire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 @Suite struct ArgumentsTests {
     private func command(_ words: [String]) throws -> ParsedCommand {
@@ -89,6 +96,24 @@ import Testing
         arguments: ["novalue", "=v", "f=@", "f=@p;size=3", "f=@p;type="])
     func badFormParts(text: String) {
         #expect(throws: UsageError.self) { try Arguments.parse(["upload", "u", "-F", text]) }
+    }
+
+    /// `Fixtures/fuzz/Arguments/fuzz-unknown-command-crlf`: what the Arguments fuzz target failed on.
+    @Test("a usage error stays one line: control characters in the quoted words are escaped")
+    func controlCharactersAreEscaped() throws {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)  // this file, WireCLITests, Tests
+        let path = parts.joined(separator: "/") + "/Fixtures/fuzz/Arguments/fuzz-unknown-command-crlf"
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let words = data.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        #expect(throws: UsageError(message: #"unknown command "heaCONNECT example.com:443 HTTP/1.1\r\nd""#)) {
+            try Arguments.parse(words)
+        }
+        #expect(throws: UsageError(message: #"unknown option --x\u{1B}[2J"#)) {
+            try Arguments.parse(["--x\u{1B}[2J"])
+        }
     }
 
     @Test("--data @FILE reads a file, --data TEXT and --json are sent as given")

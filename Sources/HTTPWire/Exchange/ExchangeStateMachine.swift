@@ -391,7 +391,8 @@ package struct ExchangeStateMachine: Sendable {
         case .invalidURL, .invalidRequest, .couldNotResolveHost, .couldNotConnect, .malformedResponse, .bodyTruncated,
             .bodyTooLarge, .httpStatus, .localWriteFailed, .localReadFailed, .localFileChanged, .timedOut,
             .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected,
-            .checksumMismatch, .unacceptableResponse, .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired,
+            .checksumMismatch, .unacceptableResponse, .pinnedPublicKeyMismatch, .couldNotResolveProxy,
+            .proxyAuthenticationRequired,
             .proxyTunnelFailed, .socksProxyFailed:
             return false
         }

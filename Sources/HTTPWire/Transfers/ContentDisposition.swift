@@ -100,23 +100,38 @@ package struct ContentDisposition: Sendable, Hashable {
     ///    directory it is joined to.
     /// 2. Control characters (C0, DEL, C1, NUL included) and the Unicode bidirectional overrides (which can
     ///    disguise `gpj.exe` as `exe.jpg`) are replaced by `_`.
-    /// 3. Surrounding spaces are trimmed, then leading dots removed: `..` and `.` vanish and `.bashrc` does
-    ///    not become a hidden file that overwrites a dot-file.
+    /// 3. Leading spaces and dots are removed together, until neither is first: `..` and `.` vanish, and
+    ///    neither `.bashrc` nor `. .bashrc` becomes a hidden file that overwrites a dot-file.
     /// 4. The name is cut to 255 UTF-8 bytes on a character boundary, keeping an extension of up to 16
     ///    bytes: `very…long.tar.gz` stays a `.gz`.
+    /// 5. Trailing spaces are trimmed, after the cut, which can end inside a run of spaces.
+    ///
+    /// Each rule reads Unicode scalars, so a combining mark after a `/` or `.` hides neither. A sanitised
+    /// name is its own sanitised form.
     package static func sanitizedFileName(_ name: String) -> String? {
-        let lastComponent = name.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.last ?? ""
+        // Every rule works on Unicode scalars, not Characters: "/" followed by a combining mark is one
+        // Character, so a split on Characters kept that "/" inside the name (a path), and "." followed by one
+        // was not a leading dot to drop (a hidden file).
+        let all = name.unicodeScalars
+        let afterSeparator = all.lastIndex { $0 == "/" || $0 == "\\" }.map { all.index(after: $0) }
         var scalars = String.UnicodeScalarView()
-        for scalar in lastComponent.unicodeScalars {
+        for scalar in all[(afterSeparator ?? all.startIndex)...] {
             scalars.append(isUnsafe(scalar) ? "_" : scalar)
         }
-        var cleaned = Substring(String(scalars))
-        while cleaned.first == " " { cleaned = cleaned.dropFirst() }
-        while cleaned.last == " " { cleaned = cleaned.dropLast() }
-        while cleaned.first == "." { cleaned = cleaned.dropFirst() }
-        while cleaned.first == " " { cleaned = cleaned.dropFirst() }
-        guard !cleaned.isEmpty else { return nil }
-        return truncated(String(cleaned))
+        // RFC 6266 §4.3: strip leading and trailing whitespace, and names with a special meaning in the file
+        // system such as "." and "..". Spaces and dots go in one loop: dropping spaces, then dots, then
+        // spaces once each turned ". .bashrc" into ".bashrc", a hidden file replacing the shell's start-up
+        // file in a download to the home folder.
+        guard let firstKept = scalars.firstIndex(where: { $0 != " " && $0 != "." }) else { return nil }
+        let cut = truncated(String(String.UnicodeScalarView(scalars[firstKept...]))).unicodeScalars
+        // Trailing spaces go after the cut to 255 bytes: trimmed before it, a cut inside a run of spaces left
+        // the name ending in spaces, and sanitising it again gave another name.
+        guard let last = cut.lastIndex(where: { $0 != " " }) else { return nil }
+        let kept = String(String.UnicodeScalarView(cut[...last]))
+        // A first character longer than the whole budget (a base with hundreds of combining marks) leaves
+        // only the extension, a hidden name: no usable name, then.
+        guard kept.unicodeScalars.first != "." else { return nil }
+        return kept
     }
 
     /// The name to save a download under: the sanitised `Content-Disposition` name, else the sanitised last
