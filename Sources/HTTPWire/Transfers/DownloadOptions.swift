@@ -36,9 +36,10 @@ public struct DownloadOptions: Sendable {
     /// The least time between two `.progress` events. Default 100 ms: ten a second is smooth for a
     /// progress bar and costs nothing on the data path.
     public var progressInterval: Duration = .milliseconds(100)
-    /// The longest time received bytes go without being made durable and counted in the record. After a
-    /// crash or a `kill -9`, a resume keeps what the record counts, so this bounds what is lost.
-    /// Default 250 ms.
+    /// The longest time received bytes go without being flushed (fdatasync) and counted in the record,
+    /// which is what survives a power loss; a stream that goes quiet is flushed at once. A process kill
+    /// loses nothing either way: bytes written are counted by the progress mark within 20 ms (see the
+    /// Downloads article's crash model). Default 250 ms.
     public var commitInterval: Duration = .milliseconds(250)
     /// Also commit after this many bytes, whatever the time. Default 64 MiB: at disk speed a commit per
     /// few hundred milliseconds, without flushing so often that `fdatasync` throttles the transfer.
