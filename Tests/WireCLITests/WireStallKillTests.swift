@@ -86,6 +86,21 @@ import Testing
             }
             first.send(SIGKILL)
             _ = try await first.finish()
+            // The mark as the Downloads article quotes it: the port shown as 8080, the boot identifier
+            // this machine's.
+            let mark = try String(contentsOfFile: target + ".part.mark", encoding: .utf8)
+            let port = try #require(URL(string: server.baseURL)?.port)
+            let bootID = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+            #expect(
+                mark.replacingOccurrences(of: "127.0.0.1:\(port)", with: "127.0.0.1:8080") == """
+                    httpwire-resume 2
+                    url: http://127.0.0.1:8080/stall/1000000?after=300000
+                    etag: "bytes-1000000-0"
+                    last-modified: Thu, 01 Jan 2026 00:00:00 GMT
+                    expected-length: 1000000
+                    committed-bytes: 300000
+                    boot-id: \(bootID)
+                    """)
             let second = try await WireProcess.run(["download", url, "-o", target])
             #expect(second.status == 0, "\(second.standardError)")
             #expect(server.requestLog.last?.fields["Range"] == "bytes=\(Self.stallPoint)-")
