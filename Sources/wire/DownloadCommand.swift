@@ -87,6 +87,7 @@ enum DownloadCommand {
             case .differentURL: return "the partial data came from another URL"
             case .partialFileTooShort: return "the partial file is shorter than its record says"
             case .noValidator: return "the server gave no ETag or Last-Modified to resume safely against"
+            case .methodNotResumable: return "only a GET without a body can be resumed"
             }
         case .serverAnswer(let reason):
             switch reason {
