@@ -86,6 +86,7 @@ bench: deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product URLSessionBench
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product NetBench
 	$$($(SWIFT) build $(RELEASE) --show-bin-path)/NetBench
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/kill-torture.sh
 
 clean:
 	rm -rf .build

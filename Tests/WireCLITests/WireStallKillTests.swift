@@ -78,7 +78,7 @@ import Testing
             let url = server.baseURL + "stall/\(Self.size)?after=\(Self.stallPoint)"
             let target = directory + "/out.bin"
             let first = try WireProcess.start(["download", url, "-o", target])
-            // The mark follows a write within 20 ms: waiting for it (not for the flushed record) is the
+            // The mark follows a write within 5 ms: waiting for it (not for the flushed record) is the
             // kill a user makes a moment after the bytes arrived.
             try await waitUntil("the mark counting 300,000 bytes", within: .seconds(20)) {
                 let mark = try? String(contentsOfFile: target + ".part.mark", encoding: .utf8)

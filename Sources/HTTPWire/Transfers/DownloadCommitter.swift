@@ -7,14 +7,14 @@
 // Two promises, two files:
 // - **A process kill loses nothing that reached the file.** Bytes written to the part file are in the
 //   kernel's page cache the moment `pwrite` or `splice` returns, and the page cache outlives the process.
-//   So `markInterval` (20 ms) after a write, the counts go to the progress mark `dest.part.mark`: a record
+//   So `markInterval` (5 ms) after a write, the counts go to the progress mark `dest.part.mark`: a record
 //   stamped with the boot identifier (`BootIdentity`), replaced by rename *without* fsync — a few system
 //   calls, no disk flush. The next run on the same boot trusts it.
 // - **A power loss loses at most `commitInterval` (250 ms) or `commitBytes` (64 MiB) of data.** At that
 //   pace, and at once when the stream goes quiet (no byte for `quietDelay`, 50 ms), the part file is flushed
 //   with fdatasync and then the record `dest.part.resume` is replaced atomically with fsync. After a reboot
 //   the mark is ignored (its boot identifier no longer matches) and the record decides.
-// Nothing is flushed per write: a write costs the committer one lock and, every 20 ms, one timer.
+// Nothing is flushed per write: a write costs the committer one lock and, every 5 ms while bytes are pending, one timer.
 
 import HTTPWireTransport
 
@@ -31,9 +31,11 @@ import HTTPWireTransport
 /// ```
 final class DownloadCommitter: Sendable {
     /// How soon after a write the progress mark counts it. Small enough that a `kill -9` costs a few
-    /// hundred kilobytes at most at typical speeds (20 ms of a 10 MB/s download: 200 kB); large enough that
-    /// a fast download writes the mark only fifty times a second.
-    static let markInterval: Duration = .milliseconds(20)
+    /// few tens of kilobytes at typical speeds (5 ms of a 10 MB/s download: 50 kB); large enough that a
+    /// fast download writes the mark at most two hundred times a second, a few system calls each and no
+    /// flush. (20 ms was tried first: the SIGKILL torture run of `make bench` then refetched 5.0% of a
+    /// 200 MiB file, because nginx sends in 2 MiB bursts and a kill just after one lost it whole.)
+    static let markInterval: Duration = .milliseconds(5)
     /// How long without a new byte counts as a quiet stream, whose bytes are then flushed at once.
     static let quietDelay: Duration = .milliseconds(50)
 

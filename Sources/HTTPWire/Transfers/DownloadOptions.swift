@@ -38,7 +38,7 @@ public struct DownloadOptions: Sendable {
     public var progressInterval: Duration = .milliseconds(100)
     /// The longest time received bytes go without being flushed (fdatasync) and counted in the record,
     /// which is what survives a power loss; a stream that goes quiet is flushed at once. A process kill
-    /// loses nothing either way: bytes written are counted by the progress mark within 20 ms (see the
+    /// loses nothing either way: bytes written are counted by the progress mark within 5 ms (see the
     /// Downloads article's crash model). Default 250 ms.
     public var commitInterval: Duration = .milliseconds(250)
     /// Also commit after this many bytes, whatever the time. Default 64 MiB: at disk speed a commit per

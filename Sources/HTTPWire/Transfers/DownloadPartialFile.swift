@@ -9,7 +9,7 @@
 // replaces the old one (`ResumeRecord.write`, itself write + fsync + rename). After a crash the record never
 // counts a byte that is not on disk; bytes past its count may be missing or garbage, and a resume cuts them
 // off. A `kill -9` keeps everything written (the page cache survives the process): the progress mark
-// `dest.part.mark` counts those bytes within 20 ms of each write, and `inspect()` trusts it on the same
+// `dest.part.mark` counts those bytes within 5 ms of each write, and `inspect()` trusts it on the same
 // boot only (`DownloadCommitter` has the schedule, `BootIdentity` the reason).
 
 import HTTPWireTransport
