@@ -47,8 +47,11 @@ extension Download {
             // request instead of downloading from zero; this response is dropped (its connection closes).
             let name = ContentDisposition.downloadFileName(
                 fieldValue: response.fields["Content-Disposition"], urlLastPathSegment: response.url.lastPathSegment)
-            let chosen = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             if (200..<300).contains(status) {
+                // Never onto an existing file: `name (1).ext` instead (DownloadFileNaming).
+                let chosen = try await DownloadPartialFile.runBlocking {
+                    try DownloadFileNaming.freePath(in: directory, for: name, url: key)
+                }
                 try await claim(chosen)
                 control.withLock { $0.destination = chosen }
                 destination = chosen
