@@ -46,10 +46,16 @@ let package = Package(
             path: "Sources/Benchmarks/UploadBench"),
         // Tests find Fixtures/ through #filePath, so the corpus stays one folder at the top level.
         .testTarget(name: "HTTPWireCodecTests", dependencies: ["HTTPWireCodec"]),
-        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer"]),
+        // What both client-level test targets share: the one time scale, waits on conditions, subprocesses and
+        // other blocking calls run off the cooperative pool, and a closed port nobody else can take.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "HTTPWireTests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "TestSupport"]),
         // Depends on wire so tests can `@testable import wire` (ProgressBar, Arguments) and so the wire binary
         // is built next to the test bundle, where the tests run it as a user would.
-        .testTarget(name: "WireCLITests", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "wire"]),
+        .testTarget(
+            name: "WireCLITests",
+            dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "wire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -117,7 +117,7 @@ enum BasicRoutes {
         var buffer: [UInt8] = []
         var index = 0
         while index < chunks && !request.isHead {
-            if interval > 0 && index > 0 { try await Task.sleep(for: .milliseconds(interval)) }
+            if interval > 0 && index > 0 { try await ServerExecutor.sleep(for: .milliseconds(interval)) }
             buffer.removeAll(keepingCapacity: true)
             for chunk in index..<min(chunks, index + chunksPerWrite) {
                 let start = Int64(chunk) * Int64(size)
@@ -151,7 +151,7 @@ enum BasicRoutes {
     static func delay(_ request: FixtureRequest, _ connection: FixtureConnection) async throws {
         let milliseconds = max(0, request.integer("ms", default: 1000))
         while try await connection.nextBodyChunk() != nil {}
-        try await Task.sleep(for: .milliseconds(milliseconds))
+        try await ServerExecutor.sleep(for: .milliseconds(milliseconds))
         try await connection.respondJSON(Delayed(delayedMs: milliseconds))
     }
 }

@@ -20,12 +20,12 @@ enum FaultRoutes {
         let count = max(0, request.integer("bytes", default: 10))
         let interval = max(0, request.integer("interval_ms", default: 100))
         let delay = max(0, request.integer("delay_ms", default: 0))
-        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
+        if delay > 0 { try await ServerExecutor.sleep(for: .milliseconds(delay)) }
         try await connection.sendHead(
             status: 200, fields: ["Content-Type": "text/plain"], framing: .contentLength(Int64(count)))
         if request.isHead { return }
         for index in 0..<count {
-            if index > 0 && interval > 0 { try await Task.sleep(for: .milliseconds(interval)) }
+            if index > 0 && interval > 0 { try await ServerExecutor.sleep(for: .milliseconds(interval)) }
             try await connection.write([UInt8(ascii: "*")])
         }
     }

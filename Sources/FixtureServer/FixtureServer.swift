@@ -2,8 +2,9 @@
 //
 // It listens on 127.0.0.1 with a port the kernel chooses, accepts connections with HTTPWire's own
 // `Listener`, optionally runs the TLS handshake with `TLSStream`, and gives every connection a Swift task
-// running `FixtureConnection`'s keep-alive loop. Everything waits on the reactor; no task of the cooperative
-// pool ever blocks. The routes (Routes.swift) make every failure a client can meet reproducible on demand.
+// running `FixtureConnection`'s keep-alive loop. Those tasks run on the ServerExecutor's own threads and
+// every wait ends on the reactor, so the server answers however busy Swift's cooperative pool is (the tests
+// of a parallel run share it). The routes (Routes.swift) make every failure a client can meet reproducible.
 // This file holds the public face: start and stop, the counters and request log tests read, and the
 // in-memory files tests swap under a running server. It must not parse HTTP (the codec does) nor touch a
 // socket directly (the transport does).
@@ -81,7 +82,7 @@ public final class FixtureServer: Sendable {
         }
         let listener = try Listener.bind(host: host, port: port)
         let server = FixtureServer(listener: listener, tlsContext: context, directory: directory, log: log)
-        let task = Task { await server.acceptLoop() }
+        let task = Task(executorPreference: ServerExecutor.shared) { await server.acceptLoop() }
         server.acceptTask.withLock { $0 = task }
         return server
     }
@@ -129,6 +130,20 @@ public final class FixtureServer: Sendable {
         _ = state.withLock { $0.files.removeValue(forKey: name) }
     }
 
+    /// Closes every open connection from the server's side, as a server does that restarts or times idle
+    /// connections out, and goes on listening: a client's next request needs a new connection. Returns once
+    /// the connections are closed and their tasks have ended.
+    public func closeConnections() async {
+        let (connections, tasks) = state.withLock { state in
+            (Array(state.connections.values), Array(state.connectionTasks.values))
+        }
+        for connection in connections { await connection.close() }
+        for task in tasks {
+            task.cancel()
+            await task.value
+        }
+    }
+
     /// Closes the listener and every connection, and waits for their tasks to finish. Calling it again
     /// does nothing.
     public func stop() async {
@@ -162,7 +177,7 @@ public final class FixtureServer: Sendable {
                 if error is CancellationError || state.withLock({ $0.isStopped }) { return }
                 // Out of descriptors (EMFILE) or a connection aborted before accept: wait a little, go on.
                 log?("accept failed: \(error)")
-                try? await Task.sleep(for: .milliseconds(10))
+                try? await ServerExecutor.sleep(for: .milliseconds(10))
                 continue
             }
             let id: Int? = state.withLock { state in
@@ -176,7 +191,8 @@ public final class FixtureServer: Sendable {
                 await socket.close()
                 return
             }
-            let task = Task { await self.serve(socket, id: id) }
+            // An unstructured task does not inherit the executor preference: it is given again.
+            let task = Task(executorPreference: ServerExecutor.shared) { await self.serve(socket, id: id) }
             state.withLock { state in
                 // The task may have finished already; only remember it while its connection is registered.
                 if state.connections[id] != nil { state.connectionTasks[id] = task }

@@ -192,7 +192,7 @@ enum RangeResponder {
                 let end = min(Int(range.upperBound) + 1, position + pace.piece)
                 try await connection.write(Array(contents[position..<end]))
                 position = end
-                if position <= Int(range.upperBound) { try await Task.sleep(for: pace.interval) }
+                if position <= Int(range.upperBound) { try await ServerExecutor.sleep(for: pace.interval) }
             }
         case .generated(let seed):
             var position = range.lowerBound
@@ -201,7 +201,7 @@ enum RangeResponder {
                 try await connection.write(GeneratedBytes.bytes(position..<end, seed: seed))
                 position = end
                 if let pace = representation.pace, position <= range.upperBound {
-                    try await Task.sleep(for: pace.interval)
+                    try await ServerExecutor.sleep(for: pace.interval)
                 }
             }
         case .disk(let file):

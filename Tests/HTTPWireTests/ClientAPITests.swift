@@ -3,6 +3,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -28,7 +29,7 @@ import Testing
         var id: Int
     }
 
-    @Test("get decodes JSON, post(json:) sends it, send takes a full request", .timeLimit(.minutes(1)))
+    @Test("get decodes JSON, post(json:) sends it, send takes a full request", .timeLimit(.scaledMinutes(1)))
     func shortcuts() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -64,7 +65,7 @@ import Testing
         }
     }
 
-    @Test("query items reach the server exactly as given", .timeLimit(.minutes(1)))
+    @Test("query items reach the server exactly as given", .timeLimit(.scaledMinutes(1)))
     func queryItems() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -76,7 +77,7 @@ import Testing
         }
     }
 
-    @Test("default fields are sent unless the request sets the same name", .timeLimit(.minutes(1)))
+    @Test("default fields are sent unless the request sets the same name", .timeLimit(.scaledMinutes(1)))
     func defaultFields() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server) {
@@ -90,7 +91,7 @@ import Testing
         }
     }
 
-    @Test("stream returns the head first; the body follows as it is read", .timeLimit(.minutes(1)))
+    @Test("stream returns the head first; the body follows as it is read", .timeLimit(.scaledMinutes(1)))
     func streamHeadFirst() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -113,7 +114,7 @@ import Testing
         }
     }
 
-    @Test("a slow consumer stops the socket reads: the server blocks in write", .timeLimit(.minutes(1)))
+    @Test("a slow consumer stops the socket reads: the server blocks in write", .timeLimit(.scaledMinutes(1)))
     func backpressure() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -124,14 +125,13 @@ import Testing
             var received = 0
             while received < 1024 * 1024, let piece = try await iterator.next() { received += piece.count }
             // The consumer pauses. Nothing reads the socket now: what the server sends piles up in the kernel's
-            // receive buffer (an eager reader would have drained it into memory), until TCP flow control
-            // stops the server's writes.
+            // receive buffer (an eager reader would have drained it into memory, and the pile would never
+            // grow), until TCP flow control stops the server's writes.
             let socket = try #require(client.pool.establishedConnections.first).socket
-            try await Task.sleep(for: .milliseconds(300))
-            let waiting = Self.unreadBytes(socket.descriptor.rawValue)
-            #expect(waiting > 64 * 1024, "only \(waiting) bytes wait in the kernel")
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(Self.unreadBytes(socket.descriptor.rawValue) >= waiting)
+            let descriptor = socket.descriptor.rawValue
+            #expect(
+                await eventually { Self.unreadBytes(descriptor) > 64 * 1024 },
+                "only \(Self.unreadBytes(descriptor)) bytes wait in the kernel")
             #expect(response.body.receivedBytes == Int64(received))
             // Reading resumes and gets everything, in order.
             var checked = received
@@ -156,7 +156,7 @@ import Testing
         return ioctl(descriptor, UInt(FIONREAD), &count) == 0 ? Int(count) : -1
     }
 
-    @Test("send refuses a body larger than maxCollectedBodyBytes, announced or not", .timeLimit(.minutes(1)))
+    @Test("send refuses a body larger than maxCollectedBodyBytes, announced or not", .timeLimit(.scaledMinutes(1)))
     func collectLimit() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server) { $0.maxCollectedBodyBytes = 10_000 }
@@ -173,7 +173,7 @@ import Testing
         }
     }
 
-    @Test("the logger sees heads as sent and received, credentials redacted", .timeLimit(.minutes(1)))
+    @Test("the logger sees heads as sent and received, credentials redacted", .timeLimit(.scaledMinutes(1)))
     func logging() async throws {
         try await withFixtureServer { server in
             let log = LogCollector()

@@ -4,6 +4,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -29,7 +30,7 @@ import Testing
     }
 
     @Test(
-        "every malformed response is exit 8", .timeLimit(.minutes(1)),
+        "every malformed response is exit 8", .timeLimit(.scaledMinutes(1)),
         arguments: MalformedResponse.allCases)
     func malformed(kind: MalformedResponse) async throws {
         try await withFixtureServer { server in
@@ -43,7 +44,7 @@ import Testing
         }
     }
 
-    @Test("a body cut short is exit 18 with both numbers", .timeLimit(.minutes(1)))
+    @Test("a body cut short is exit 18 with both numbers", .timeLimit(.scaledMinutes(1)))
     func truncated() async throws {
         try await withFixtureServer { server in
             let cut = try await Self.failure("truncate?announce=100&send=40", on: server)
@@ -61,7 +62,7 @@ import Testing
         }
     }
 
-    @Test("a close before any response byte is an empty reply, exit 52", .timeLimit(.minutes(1)))
+    @Test("a close before any response byte is an empty reply, exit 52", .timeLimit(.scaledMinutes(1)))
     func emptyReply() async throws {
         try await withFixtureServer { server in
             let error = try await Self.failure("close-immediately", on: server)
@@ -70,7 +71,7 @@ import Testing
         }
     }
 
-    @Test("a reset is a receive failure with ECONNRESET, exit 56", .timeLimit(.minutes(1)))
+    @Test("a reset is a receive failure with ECONNRESET, exit 56", .timeLimit(.scaledMinutes(1)))
     func reset() async throws {
         try await withFixtureServer { server in
             let error = try await Self.failure("reset", on: server)
@@ -80,20 +81,20 @@ import Testing
         }
     }
 
-    @Test("a closed port is couldNotConnect with ECONNREFUSED, exit 7", .timeLimit(.minutes(1)))
+    @Test("a closed port is couldNotConnect with ECONNREFUSED, exit 7", .timeLimit(.scaledMinutes(1)))
     func couldNotConnect() async throws {
-        let server = try await FixtureServer.start()
-        let port = server.port
-        await server.stop()
-        let client = HTTPClient()
-        await #expect(throws: HTTPWireError.couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED)) {
-            _ = try await client.get("http://127.0.0.1:\(port)/json")
+        // Held by a bound socket that never listens: no other test's server can be given this port meanwhile.
+        try await withClosedPort { port in
+            let client = HTTPClient()
+            await #expect(throws: HTTPWireError.couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED)) {
+                _ = try await client.get("http://127.0.0.1:\(port)/json")
+            }
+            await client.shutdown()
         }
         #expect(HTTPWireError.couldNotConnect(host: "h", port: 1, errno: ECONNREFUSED).exitCode == 7)
-        await client.shutdown()
     }
 
-    @Test("a name under .invalid cannot be resolved, exit 6", .timeLimit(.minutes(1)))
+    @Test("a name under .invalid cannot be resolved, exit 6", .timeLimit(.scaledMinutes(1)))
     func couldNotResolve() async throws {
         let client = HTTPClient()
         await #expect(throws: HTTPWireError.couldNotResolveHost("no-such-host.invalid")) {
@@ -103,15 +104,16 @@ import Testing
         await client.shutdown()
     }
 
-    @Test("TLS: trusted test CA works; an untrusted or wrong-host certificate is exit 60", .timeLimit(.minutes(1)))
+    @Test(
+        "TLS: trusted test CA works; an untrusted or wrong-host certificate is exit 60", .timeLimit(.scaledMinutes(1)))
     func certificateRejected() async throws {
-        let caPath = try TestCertificates.path("ca.pem")
+        let caPath = try await TestCertificates.path("ca.pem")
         for (leaf, reason) in [
             ("leaf", "unable to get local issuer certificate"), ("wrong-host", "ip address mismatch"),
         ] {
             let tls = TLSServerConfiguration(
-                certificateChain: .file(path: try TestCertificates.path(leaf + ".pem")),
-                privateKey: .file(path: try TestCertificates.path(leaf + ".key")))
+                certificateChain: .file(path: try await TestCertificates.path(leaf + ".pem")),
+                privateKey: .file(path: try await TestCertificates.path(leaf + ".key")))
             try await withFixtureServer(tls: tls) { server in
                 if leaf == "leaf" {
                     let trusting = ClientFixture.client(for: server) {
@@ -137,16 +139,17 @@ import Testing
         }
     }
 
-    @Test("TLS to a server that answers in plain HTTP is a handshake failure, exit 35", .timeLimit(.minutes(1)))
+    @Test("TLS to a server that answers in plain HTTP is a handshake failure, exit 35", .timeLimit(.scaledMinutes(1)))
     func handshakeFailed() async throws {
         // A plain-HTTP server that answers whatever arrives with a 400, as one does to a TLS ClientHello.
         let listener = try Listener.bind()
-        let server = Task {
+        let server = Task(executorPreference: ServerExecutor.shared) {
             while let socket = try? await listener.accept() {
                 var buffer: [UInt8] = []
-                _ = try? await socket.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(5)))
+                _ = try? await socket.read(
+                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(5).scaled))
                 let answer = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                try? await socket.write(Array(answer.utf8), deadline: .after(.seconds(5)))
+                try? await socket.write(Array(answer.utf8), deadline: .after(.seconds(5).scaled))
                 await socket.close()
             }
         }
@@ -164,7 +167,7 @@ import Testing
         await server.value
     }
 
-    @Test("a request that cannot be sent honestly is refused before connecting", .timeLimit(.minutes(1)))
+    @Test("a request that cannot be sent honestly is refused before connecting", .timeLimit(.scaledMinutes(1)))
     func invalidRequest() async throws {
         let client = HTTPClient()
         let injected = try await #require(throws: HTTPWireError.self) {

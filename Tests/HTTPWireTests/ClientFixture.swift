@@ -8,6 +8,7 @@ import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -17,15 +18,15 @@ import Synchronization
 
 /// Helpers for client tests.
 enum ClientFixture {
-    /// A client whose base URL is the server's, with short timeouts so a hang fails fast; `configure` may
-    /// change anything else.
+    /// A client whose base URL is the server's, with timeouts short enough that a hang fails the test yet
+    /// long enough for a loaded machine (scaled by TestTime.scale); `configure` may change anything else.
     static func client(
         for server: FixtureServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }
     ) -> HTTPClient {
         var configuration = ClientConfiguration()
         configuration.baseURL = server.baseURL
-        configuration.timeouts.connect = .seconds(10)
-        configuration.timeouts.idle = .seconds(20)
+        configuration.timeouts.connect = .seconds(10).scaled
+        configuration.timeouts.idle = .seconds(20).scaled
         configure(&configuration)
         return HTTPClient(configuration: configuration)
     }
@@ -73,15 +74,4 @@ final class LogCollector: Sendable {
 
     /// The events of one kind.
     func events(_ kind: HTTPLogEvent.Kind) -> [HTTPLogEvent] { all.filter { $0.kind == kind } }
-}
-
-/// Waits (polling every 5 ms, up to `timeout`) until `condition` holds; returns whether it did.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let end = clock.now + timeout
-    while clock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
 }

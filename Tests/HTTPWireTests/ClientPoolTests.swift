@@ -5,13 +5,14 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
 @testable import HTTPWireTransport
 
 @Suite struct ClientPoolTests {
-    @Test("200 concurrent requests share at most 8 connections and all succeed", .timeLimit(.minutes(1)))
+    @Test("200 concurrent requests share at most 8 connections and all succeed", .timeLimit(.scaledMinutes(1)))
     func perOriginLimit() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -34,7 +35,7 @@ import Testing
         }
     }
 
-    @Test("requests waiting for a connection are served first in, first out", .timeLimit(.minutes(1)))
+    @Test("requests waiting for a connection are served first in, first out", .timeLimit(.scaledMinutes(1)))
     func fifo() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server) { $0.pool.maxConnectionsPerOrigin = 1 }
@@ -45,7 +46,7 @@ import Testing
             for index in 1...5 {
                 waiting.append(Task { try await client.get("echo?order=\(index)") })
                 // The next one queues only once this one is waiting, so the queue order is known.
-                #expect(await eventually { client.pool.snapshot(of: origin).waiting == index })
+                try #require(await eventually { client.pool.snapshot(of: origin).waiting == index })
             }
             #expect(try await busy.collect(upTo: 1000).count == 1000)
             for task in waiting { _ = try await task.value }
@@ -56,7 +57,7 @@ import Testing
         }
     }
 
-    @Test("bytes after a response make the connection unusable, never the next response", .timeLimit(.minutes(1)))
+    @Test("bytes after a response make the connection unusable, never the next response", .timeLimit(.scaledMinutes(1)))
     func extraBytes() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -68,23 +69,27 @@ import Testing
         }
     }
 
-    @Test("bytes that arrive on an idle connection make it unusable (response splitting)", .timeLimit(.minutes(1)))
+    @Test(
+        "bytes that arrive on an idle connection make it unusable (response splitting)", .timeLimit(.scaledMinutes(1)))
     func bytesWhileIdle() async throws {
-        // A server that answers the first request, then, once the connection is idle, sends a second
-        // complete response nobody asked for; a later connection answers "fresh".
+        // A server that answers the first request, then, once the test says the connection is idle, sends a
+        // second complete response nobody asked for; a later connection answers "fresh".
         let listener = try Listener.bind()
+        let (idleNow, idleSignal) = AsyncStream<Void>.makeStream()
         let (sent, sentSignal) = AsyncStream<Void>.makeStream()
-        let server = Task {
+        let server = Task(executorPreference: ServerExecutor.shared) {
             guard let first = try? await listener.accept() else { return }
             var buffer: [UInt8] = []
-            _ = try? await first.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10)))
+            _ = try? await first.read(
+                into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10).scaled))
             try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
-            try? await Task.sleep(for: .milliseconds(50))
+            for await _ in idleNow { break }
             try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged".utf8), deadline: .never)
             sentSignal.yield()
             while let next = try? await listener.accept() {
                 buffer.removeAll()
-                _ = try? await next.read(into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10)))
+                _ = try? await next.read(
+                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10).scaled))
                 try? await next.write(
                     Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nfresh".utf8),
                     deadline: .never)
@@ -95,10 +100,12 @@ import Testing
         let client = HTTPClient()
         let url = "http://127.0.0.1:\(listener.port)/"
         #expect(try await client.get(url).text == "first")
-        for await _ in sent { break }
-        // The forged bytes are on the wire; give them time to cross loopback into the client's socket.
+        // The response was read to its end: the connection is back in the pool, idle.
         let idle = try #require(client.pool.establishedConnections.first)
-        #expect(await eventually { !idle.socket.hasNothingToReadNow() })
+        idleSignal.yield()
+        for await _ in sent { break }
+        // The forged bytes are on the wire; wait until they crossed loopback into the client's socket.
+        try #require(await eventually { !idle.socket.hasNothingToReadNow() })
         #expect(try await client.get(url).text == "fresh")
         #expect(client.connectionsOpened == 2)
         await client.shutdown()
@@ -108,24 +115,23 @@ import Testing
 
     @Test(
         "a kept-alive connection the server closed is not reused, for GET and POST alike",
-        .timeLimit(.minutes(1)), arguments: [Method.get, .post])
+        .timeLimit(.scaledMinutes(1)), arguments: [Method.get, .post])
     func staleAfterRestart(method: Method) async throws {
-        let first = try await FixtureServer.start()
-        let port = first.port
-        let log = LogCollector()
-        let client = ClientFixture.client(for: first) { $0.logger = log.logger }
-        #expect(
-            try await client.send(HTTPRequest(method: method, url: "json", body: .bytes(Array("{}".utf8)))).status
-                == .ok)
-        await first.stop()  // closes the idle connection from the server's side
-        let second = try await FixtureServer.start(port: port)
-        let response = try await client.send(HTTPRequest(method: method, url: "json", body: .bytes(Array("{}".utf8))))
-        #expect(response.status == .ok)
-        #expect(client.connectionsOpened == 2)
-        #expect(second.acceptedConnections == 1)
-        #expect(log.events(.reused).isEmpty && log.events(.retry).isEmpty)
-        await client.shutdown()
-        await second.stop()
+        // The server closes the idle connection as a restarting server does, but keeps its port: a port
+        // given up and bound again could meanwhile go to another test's server.
+        try await withFixtureServer { server in
+            let log = LogCollector()
+            let client = ClientFixture.client(for: server) { $0.logger = log.logger }
+            let request = HTTPRequest(method: method, url: "json", body: .bytes(Array("{}".utf8)))
+            #expect(try await client.send(request).status == .ok)
+            await server.closeConnections()
+            let response = try await client.send(request)
+            #expect(response.status == .ok)
+            #expect(client.connectionsOpened == 2)
+            #expect(server.acceptedConnections == 2)
+            #expect(log.events(.reused).isEmpty && log.events(.retry).isEmpty)
+            await client.shutdown()
+        }
     }
 
     /// One answer for a request method on a connection the server drops after reading the request.
@@ -138,7 +144,7 @@ import Testing
 
     @Test(
         "a reused connection dropped before any response byte is retried once, only when safe",
-        .timeLimit(.minutes(1)),
+        .timeLimit(.scaledMinutes(1)),
         arguments: [
             RetryCase(method: .get, body: .empty, isRetried: true),
             RetryCase(method: .put, body: .bytes(Array("data".utf8)), isRetried: true),
@@ -177,7 +183,7 @@ import Testing
 
     @Test(
         "cancelling a task mid-body closes its connection and the pool stays usable",
-        .timeLimit(.minutes(1)), arguments: [false, true])
+        .timeLimit(.scaledMinutes(1)), arguments: [false, true])
     func cancellationReleases(onReactor: Bool) async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -200,8 +206,8 @@ import Testing
             #expect(client.pool.snapshot(of: origin).leased == 1)
             reader.cancel()
             await #expect(throws: CancellationError.self) { _ = try await reader.value }
-            #expect(await eventually { !connection.socket.descriptor.isOpen })
-            #expect(await eventually { client.pool.snapshot(of: origin).open == 0 })
+            try #require(await eventually { !connection.socket.descriptor.isOpen })
+            try #require(await eventually { client.pool.snapshot(of: origin).open == 0 })
             #expect(try await client.get("json").status == .ok)
             #expect(client.connectionsOpened == 2)
             await client.shutdown()
@@ -210,7 +216,8 @@ import Testing
     }
 
     @Test(
-        "a streamed body read to its end returns the connection; one dropped early closes it", .timeLimit(.minutes(1)))
+        "a streamed body read to its end returns the connection; one dropped early closes it",
+        .timeLimit(.scaledMinutes(1)))
     func droppedResponse() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -220,7 +227,7 @@ import Testing
                 var iterator = response.body.makeAsyncIterator()
                 _ = try await iterator.next()
             }
-            #expect(await eventually { client.pool.snapshot(of: origin).open == 0 })
+            try #require(await eventually { client.pool.snapshot(of: origin).open == 0 })
             let complete = try await client.stream(HTTPRequest(url: "bytes/2000000"))
             var total = 0
             for try await piece in complete.body { total += piece.count }
@@ -232,7 +239,7 @@ import Testing
         }
     }
 
-    @Test("a streamed response without a body returns its connection unread", .timeLimit(.minutes(1)))
+    @Test("a streamed response without a body returns its connection unread", .timeLimit(.scaledMinutes(1)))
     func bodylessStream() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -248,16 +255,18 @@ import Testing
         }
     }
 
-    @Test("an idle connection is closed after the idle timeout", .timeLimit(.minutes(1)))
+    @Test("an idle connection is closed after the idle timeout", .timeLimit(.scaledMinutes(1)))
     func idleTimeout() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.pool.idleTimeout = .milliseconds(150) }
+            // 1 s (scaled): what the test does between two requests, or between a request and a look at the
+            // pool, takes far less even on a loaded machine, so only the waits below outlast it.
+            let client = ClientFixture.client(for: server) { $0.pool.idleTimeout = .seconds(1).scaled }
             let origin = OriginKey(scheme: .http, host: "127.0.0.1", port: server.port)
             _ = try await client.get("json")
             let connection = try #require(client.pool.establishedConnections.first)
             #expect(client.pool.snapshot(of: origin).idle == 1)
-            #expect(await eventually { client.pool.snapshot(of: origin).open == 0 })
-            #expect(await eventually { !connection.socket.descriptor.isOpen })
+            try #require(await eventually { client.pool.snapshot(of: origin).open == 0 })
+            try #require(await eventually { !connection.socket.descriptor.isOpen })
             // Reuse within the timeout keeps the connection: the timer of the earlier idle period is stale.
             _ = try await client.get("json")
             _ = try await client.get("json")
@@ -266,12 +275,15 @@ import Testing
         }
     }
 
-    @Test("shutdown waits for a request in flight; concurrent calls all return", .timeLimit(.minutes(1)))
+    @Test("shutdown waits for a request in flight; concurrent calls all return", .timeLimit(.scaledMinutes(1)))
     func shutdown() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
-            let inFlight = Task { try await client.get("delay?ms=200") }
-            #expect(await eventually { server.requestsServed == 1 })
+            // Answered after a second (scaled): far longer than the look at the server's count below takes.
+            let delay = Int((1000 * TestTime.scale).rounded())
+            let inFlight = Task { try await client.get("delay?ms=\(delay)") }
+            // The request must be in flight (received, not yet answered) when shutdown starts.
+            try #require(await eventually { server.requestsServed == 1 })
             async let first: Void = client.shutdown()
             async let second: Void = client.shutdown()
             _ = await (first, second)

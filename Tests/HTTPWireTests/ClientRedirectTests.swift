@@ -5,6 +5,7 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite struct ClientRedirectTests {
@@ -37,7 +38,7 @@ import Testing
         Hop(status: 308, method: .post, expectedMethod: .post, keepsBody: true),
     ]
 
-    @Test("status × method: what the redirect target receives", .timeLimit(.minutes(1)), arguments: hops)
+    @Test("status × method: what the redirect target receives", .timeLimit(.scaledMinutes(1)), arguments: hops)
     func matrix(_ hop: Hop) async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -62,7 +63,7 @@ import Testing
         }
     }
 
-    @Test("ten redirects are followed; the eleventh is exit 47", .timeLimit(.minutes(1)))
+    @Test("ten redirects are followed; the eleventh is exit 47", .timeLimit(.scaledMinutes(1)))
     func limit() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test(
-        "a relative or non-ASCII Location is resolved against the current URL", .timeLimit(.minutes(1)),
+        "a relative or non-ASCII Location is resolved against the current URL", .timeLimit(.scaledMinutes(1)),
         arguments: [
             ("echo/a/../b?x=1", "/echo/b?x=1"),
             ("/echo/./c", "/echo/c"),
@@ -104,7 +105,7 @@ import Testing
         }
     }
 
-    @Test("an absolute Location to another port works (network-path reference too)", .timeLimit(.minutes(1)))
+    @Test("an absolute Location to another port works (network-path reference too)", .timeLimit(.scaledMinutes(1)))
     func absoluteLocation() async throws {
         try await withFixtureServer { first in
             try await withFixtureServer { second in
@@ -121,7 +122,7 @@ import Testing
         }
     }
 
-    @Test("credentials are dropped when the origin changes, kept when it does not", .timeLimit(.minutes(1)))
+    @Test("credentials are dropped when the origin changes, kept when it does not", .timeLimit(.scaledMinutes(1)))
     func credentials() async throws {
         try await withFixtureServer { first in
             try await withFixtureServer { second in
@@ -150,7 +151,7 @@ import Testing
 
     @Test(
         "307 with a body that can be read only once stops with exit 65; 303 turns it into a GET",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func streamBody() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -175,7 +176,7 @@ import Testing
         }
     }
 
-    @Test("a redirect to a scheme other than http or https is not followed", .timeLimit(.minutes(1)))
+    @Test("a redirect to a scheme other than http or https is not followed", .timeLimit(.scaledMinutes(1)))
     func otherScheme() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)

@@ -4,6 +4,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -16,57 +17,42 @@ import Testing
 #endif
 
 @Suite struct ClientTimeoutTests {
-    /// A listener with a backlog of 0 whose accept queue is already full, so the kernel drops further SYNs
-    /// and a connect waits until its deadline — without a packet leaving the machine.
-    static func blackHole() async throws -> (listener: Listener, fillers: [TCPSocket]) {
-        let listener = try Listener.bind(host: "127.0.0.1", port: 0, backlog: 0)
-        var fillers: [TCPSocket] = []
-        for _ in 0..<3 {
-            if let socket = try? await TCPSocket.connect(
-                host: "127.0.0.1", port: listener.port, deadline: .after(.milliseconds(200)))
-            {
-                fillers.append(socket)
-            }
-        }
-        return (listener, fillers)
-    }
-
-    @Test("a connect that never completes is timedOut(.connect); a total deadline caps it", .timeLimit(.minutes(1)))
+    @Test(
+        "a connect that never completes is timedOut(.connect); a total deadline caps it", .timeLimit(.scaledMinutes(1)))
     func connect() async throws {
-        let (listener, fillers) = try await Self.blackHole()
+        let hole = try await BlackHole.open()
         var configuration = ClientConfiguration()
         configuration.timeouts.connect = .milliseconds(300)
         let client = HTTPClient(configuration: configuration)
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: HTTPWireError.timedOut(.connect)) {
-            _ = try await client.get("http://127.0.0.1:\(listener.port)/")
+            _ = try await client.get("http://127.0.0.1:\(hole.port)/")
         }
         #expect(clock.now - start >= .milliseconds(280))
         await client.shutdown()
 
-        configuration.timeouts.connect = .seconds(30)
+        configuration.timeouts.connect = .seconds(30).scaled
         configuration.timeouts.total = .milliseconds(300)
         let capped = HTTPClient(configuration: configuration)
         await #expect(throws: HTTPWireError.timedOut(.total)) {
-            _ = try await capped.get("http://127.0.0.1:\(listener.port)/")
+            _ = try await capped.get("http://127.0.0.1:\(hole.port)/")
         }
         #expect(HTTPWireError.timedOut(.connect).exitCode == 28)
         // The pool's own attempt (30 s connect timeout) is still waiting: shutdown cancels it.
         let shutdownStart = clock.now
         await capped.shutdown()
-        #expect(clock.now - shutdownStart < .seconds(20))
-        for filler in fillers { await filler.close() }
-        await listener.close()
+        #expect(clock.now - shutdownStart < .seconds(20).scaled)
+        await hole.close()
     }
 
     // The idle timeouts below leave a wide margin to the waits that must succeed, so a loaded machine (or a
     // ThreadSanitizer build) cannot turn a short wait into a timeout.
 
-    @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.minutes(1)))
+    @Test("no response head within the idle timeout is timedOut(.head)", .timeLimit(.scaledMinutes(1)))
     func head() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3).scaled }
             await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.get("delay?ms=30000") }
             // Waits shorter than the idle timeout are fine.
             let quick = try await client.get("delay?ms=50")
@@ -75,10 +61,12 @@ import Testing
         }
     }
 
-    @Test("a body that stalls for the idle timeout is timedOut(.body), streamed or collected", .timeLimit(.minutes(1)))
+    @Test(
+        "a body that stalls for the idle timeout is timedOut(.body), streamed or collected",
+        .timeLimit(.scaledMinutes(1)))
     func body() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3).scaled }
             await #expect(throws: HTTPWireError.timedOut(.body)) {
                 _ = try await client.get("drip?bytes=5&interval_ms=30000")
             }
@@ -94,18 +82,20 @@ import Testing
         }
     }
 
-    @Test("the total deadline covers the whole request, body included", .timeLimit(.minutes(1)))
+    @Test("the total deadline covers the whole request, body included", .timeLimit(.scaledMinutes(1)))
     func total() async throws {
         try await withFixtureServer { server in
-            // 2 s: short enough to keep the test quick, long enough that the plain GET after it fits easily
-            // even when every other suite is running on the same two cores.
-            let client = ClientFixture.client(for: server) { $0.timeouts.total = .seconds(2) }
+            // 2 s (scaled): short enough to keep the test quick, long enough that the plain GET after it fits
+            // easily even when every other suite is running on the same two cores. The drip lasts a minute,
+            // so only the deadline can end it, whatever the scale.
+            let total = Duration.seconds(2).scaled
+            let client = ClientFixture.client(for: server) { $0.timeouts.total = total }
             let clock = ContinuousClock()
             let start = clock.now
             await #expect(throws: HTTPWireError.timedOut(.total)) {
-                _ = try await client.get("drip?bytes=40&interval_ms=100")
+                _ = try await client.get("drip?bytes=600&interval_ms=100")
             }
-            #expect(clock.now - start >= .milliseconds(1980))
+            #expect(clock.now - start >= total - .milliseconds(20))
             // Each request gets its own total deadline.
             let next = try await client.get("json")
             #expect(next.status == .ok)
@@ -120,7 +110,7 @@ import Testing
 
     @Test(
         "an answer that comes while the body is still being sent is reported (RFC 9112 §9.5)",
-        .timeLimit(.minutes(1)), arguments: LargeBody.allCases)
+        .timeLimit(.scaledMinutes(1)), arguments: LargeBody.allCases)
     func earlyResponse(kind: LargeBody) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("early-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -129,7 +119,7 @@ import Testing
         case .bytes:
             body = .bytes([UInt8](repeating: 0x61, count: 16 * 1024 * 1024))
         case .file:
-            _ = FileManager.default.createFile(atPath: path, contents: Data(count: 64 * 1024 * 1024))
+            try await TestFiles.write([UInt8](repeating: 0, count: 64 * 1024 * 1024), to: path)
             body = .file(path: path)
         case .stream:
             // Endless: only the server's answer can stop it.
@@ -149,7 +139,7 @@ import Testing
         }
     }
 
-    @Test("Expect: 100-continue refused with a final status: the body is not sent", .timeLimit(.minutes(1)))
+    @Test("Expect: 100-continue refused with a final status: the body is not sent", .timeLimit(.scaledMinutes(1)))
     func expectRefused() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -170,10 +160,12 @@ import Testing
 }
 
 extension ClientTimeoutTests {
-    @Test("an upload slower than the idle timeout is not a timeout while bytes keep flowing", .timeLimit(.minutes(1)))
+    @Test(
+        "an upload slower than the idle timeout is not a timeout while bytes keep flowing",
+        .timeLimit(.scaledMinutes(1)))
     func slowUpload() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1) }
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(1).scaled }
             // Twenty pieces 100 ms apart: two seconds of sending, answered only at the end; each gap stays well
             // inside the idle timeout even on a loaded machine.
             let pieces = AsyncThrowingStream<[UInt8], any Error> { continuation in
@@ -192,16 +184,20 @@ extension ClientTimeoutTests {
         }
     }
 
-    @Test("no head within the idle timeout after a large body was sent is timedOut(.head)", .timeLimit(.minutes(1)))
+    @Test(
+        "no head within the idle timeout after a large body was sent is timedOut(.head)", .timeLimit(.scaledMinutes(1)))
     func headAfterLargeBody() async throws {
         try await withFixtureServer { server in
-            let client = ClientFixture.client(for: server) { $0.timeouts.idle = .milliseconds(300) }
+            // The idle timeout must not fire while the body goes out, and must before the delayed head: 300 ms
+            // (scaled) against a head that comes after a minute.
+            let idle = Duration.milliseconds(300).scaled
+            let client = ClientFixture.client(for: server) { $0.timeouts.idle = idle }
             let clock = ContinuousClock()
             let start = clock.now
             let request = HTTPRequest(
-                method: .post, url: "delay?ms=3000", body: .bytes([UInt8](repeating: 1, count: 200_000)))
+                method: .post, url: "delay?ms=60000", body: .bytes([UInt8](repeating: 1, count: 200_000)))
             await #expect(throws: HTTPWireError.timedOut(.head)) { _ = try await client.send(request) }
-            #expect(clock.now - start >= .milliseconds(280))
+            #expect(clock.now - start >= idle - .milliseconds(20))
             await client.shutdown()
         }
     }

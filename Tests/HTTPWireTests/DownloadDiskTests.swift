@@ -4,47 +4,59 @@
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import FixtureServer
 
 @Suite(.serialized) struct DownloadDiskTests {
-    /// Mounting needs root (true in the project's sandbox); elsewhere the tmpfs tests are skipped.
-    static let canMount: Bool = {
+    /// Mounting needs root (true in the project's sandbox); elsewhere the tmpfs tests are skipped. Probed
+    /// once, with a real mount, the first time a test asks.
+    private static let probingMount = Task<Bool, Never> {
         guard getuid() == 0 else { return false }
         let probe = NSTemporaryDirectory() + "httpwire-mount-probe-" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: probe) }
-        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]) else { return false }
-        return run("/bin/umount", [probe])
-    }()
-
-    @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard await run("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]) else { return false }
+        return await run("/bin/umount", [probe])
     }
 
-    @Test("an unwritable destination is localWriteFailed (exit 23) and nothing is written", .timeLimit(.minutes(1)))
+    /// Whether this process may mount a tmpfs.
+    static var canMount: Bool {
+        get async { await probingMount.value }
+    }
+
+    /// Runs `tool` (mount, umount) through Subprocess; whether it exited 0.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) async -> Bool {
+        (try? await Subprocess.run(tool, arguments))?.status == 0
+    }
+
+    @Test(
+        "an unwritable destination is localWriteFailed (exit 23) and nothing is written", .timeLimit(.scaledMinutes(1)))
     func unwritableDirectory() async throws {
         let scratch = try DownloadScratch()
-        defer {
-            if Self.canMount { Self.run("/bin/umount", [scratch.file("locked")]) }
-            scratch.remove()
-        }
+        defer { scratch.remove() }
         let locked = scratch.file("locked")
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
-        if Self.canMount {
+        let isMounted = await Self.canMount
+        if isMounted {
             // root ignores permission bits: a read-only file system refuses everyone.
-            try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", locked]))
+            try #require(await Self.run("/bin/mount", ["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", locked]))
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
         }
+        do {
+            try await downloadIntoUnwritable(locked)
+        } catch {
+            if isMounted { await Self.run("/bin/umount", [locked]) }
+            throw error
+        }
+        if isMounted { await Self.run("/bin/umount", [locked]) }
+    }
+
+    /// The download into `locked` fails before any request, on its lock file.
+    private func downloadIntoUnwritable(_ locked: String) async throws {
         try await withFixtureServer { server in
             server.setFile("w.bin", contents: DownloadScratch.pattern(10_000))
             let client = HTTPClient()
@@ -68,16 +80,24 @@ import Testing
 
     @Test(
         "a full disk is localWriteFailed(ENOSPC), keeps the partial data, and resumes once there is room",
-        .enabled(if: canMount), .timeLimit(.minutes(1)), arguments: [true, false])
+        .enabled { await canMount }, .timeLimit(.scaledMinutes(1)), arguments: [true, false])
     func diskFull(zeroCopy: Bool) async throws {
         let scratch = try DownloadScratch()
+        defer { scratch.remove() }
         let disk = scratch.file("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]))
-        defer {
-            Self.run("/bin/umount", [disk])
-            scratch.remove()
+        try #require(await Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]))
+        do {
+            try await fillAndResume(disk, zeroCopy: zeroCopy)
+        } catch {
+            await Self.run("/bin/umount", [disk])
+            throw error
         }
+        await Self.run("/bin/umount", [disk])
+    }
+
+    /// A download into the 1 MiB tmpfs at `disk` fills it, then resumes once it is remounted larger.
+    private func fillAndResume(_ disk: String, zeroCopy: Bool) async throws {
         let content = DownloadScratch.pattern(3_000_000)
         try await withFixtureServer { server in
             server.setFile("big.bin", contents: content, etag: "\"big\"")
@@ -89,7 +109,7 @@ import Testing
             await #expect(throws: HTTPWireError.localWriteFailed(path: destination + ".part", errno: ENOSPC)) {
                 try await client.download(from: url, to: destination, options: options).result()
             }
-            let kept = try #require(DownloadScratch.contents(destination + ".part"))
+            let kept = try #require(await DownloadScratch.contents(destination + ".part"))
             #expect(kept.count > 0)
             #expect(kept == Array(content[..<kept.count]))
             let stored = await Download.storedProgress(forDestination: destination)
@@ -98,10 +118,10 @@ import Testing
             #expect(committed > 0)
             #expect(committed <= Int64(kept.count))
 
-            #expect(Self.run("/bin/mount", ["-o", "remount,size=8m", disk]))
+            #expect(await Self.run("/bin/mount", ["-o", "remount,size=8m", disk]))
             let result = try await client.download(from: url, to: destination, options: options).result()
             #expect(result.resumedFromBytes == committed)
-            #expect(DownloadScratch.contents(destination) == content)
+            #expect(await DownloadScratch.contents(destination) == content)
             #expect(server.requestLog.last?.fields["Range"] == "bytes=\(committed)-")
             await client.shutdown()
         }

@@ -4,6 +4,7 @@
 
 import Foundation
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -14,7 +15,7 @@ import Testing
 
     @Test(
         "a cancelled download keeps its bytes, and the next one continues with Range and If-Range",
-        .timeLimit(.minutes(1)), arguments: [true, false])
+        .timeLimit(.scaledMinutes(1)), arguments: [true, false])
     func cancelThenResume(zeroCopy: Bool) async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -32,7 +33,7 @@ import Testing
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.result() }
         #expect(!Download.isDownloading(destination: destination))
-        #expect(DownloadScratch.contents(destination + ".part") == Array(content[..<Self.half]))
+        #expect(await DownloadScratch.contents(destination + ".part") == Array(content[..<Self.half]))
         guard case .valid(let record) = ResumeRecord.load(fromPath: destination + ".part.resume") else {
             Issue.record("no record after cancelling")
             return
@@ -49,7 +50,7 @@ import Testing
         let result = try await client.download(from: server.url, to: destination, options: options).result()
         #expect(result.resumedFromBytes == Int64(Self.half))
         #expect(result.sha256 == SHA256Digest.of(content))
-        #expect(DownloadScratch.contents(destination) == content)
+        #expect(await DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         #expect(server.requests.ifRanges == [nil, server.entityTag])
         #expect(await Download.storedProgress(forDestination: destination) == nil)
@@ -57,7 +58,7 @@ import Testing
         await server.stop()
     }
 
-    @Test("pause commits what arrived; resume continues from there", .timeLimit(.minutes(1)))
+    @Test("pause commits what arrived; resume continues from there", .timeLimit(.scaledMinutes(1)))
     func pauseAndResume() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -92,13 +93,13 @@ import Testing
         #expect(!download.isPaused)
         #expect(result.resumedFromBytes == 0)
         #expect(result.requests == 2)
-        #expect(DownloadScratch.contents(destination) == content)
+        #expect(await DownloadScratch.contents(destination) == content)
         #expect(server.requests.ranges == [nil, "bytes=\(Self.half)-"])
         await client.shutdown()
         await server.stop()
     }
 
-    @Test("a dropped connection is retried from the bytes on disk, never from zero", .timeLimit(.minutes(1)))
+    @Test("a dropped connection is retried from the bytes on disk, never from zero", .timeLimit(.scaledMinutes(1)))
     func retryResumes() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -114,7 +115,7 @@ import Testing
             if case .retrying(_, _, let error) = event { retries.append(error) }
         }
         let result = try await download.result()
-        #expect(DownloadScratch.contents(destination) == content)
+        #expect(await DownloadScratch.contents(destination) == content)
         #expect(retries.count == 2)
         #expect(retries.allSatisfy { if case .bodyTruncated = $0 { true } else { false } })
         #expect(server.requests.ranges == [nil, "bytes=300000-", "bytes=600000-"])
@@ -125,7 +126,9 @@ import Testing
         await server.stop()
     }
 
-    @Test("without retries a dropped connection fails with bodyTruncated and keeps the bytes", .timeLimit(.minutes(1)))
+    @Test(
+        "without retries a dropped connection fails with bodyTruncated and keeps the bytes",
+        .timeLimit(.scaledMinutes(1)))
     func dropWithoutRetry() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -136,14 +139,14 @@ import Testing
         await #expect(throws: HTTPWireError.bodyTruncated(expected: Int64(Self.size), received: 250_000)) {
             try await client.download(from: server.url, to: destination).result()
         }
-        #expect(DownloadScratch.contents(destination + ".part") == Array(content[..<250_000]))
+        #expect(await DownloadScratch.contents(destination + ".part") == Array(content[..<250_000]))
         #expect(await Download.storedProgress(forDestination: destination)?.receivedBytes == 250_000)
         #expect(!DownloadScratch.exists(destination))
         await client.shutdown()
         await server.stop()
     }
 
-    @Test("removing data while downloading cancels first, then deletes everything", .timeLimit(.minutes(1)))
+    @Test("removing data while downloading cancels first, then deletes everything", .timeLimit(.scaledMinutes(1)))
     func removeWhileDownloading() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -171,7 +174,7 @@ import Testing
         await server.stop()
     }
 
-    @Test("a second download to the same destination is refused while the first runs", .timeLimit(.minutes(1)))
+    @Test("a second download to the same destination is refused while the first runs", .timeLimit(.scaledMinutes(1)))
     func oneDownloadPerDestination() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

@@ -7,6 +7,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite struct DownloadLockTests {
@@ -14,7 +15,7 @@ import Testing
 
     @Test(
         "two downloads to one destination started together: one finishes, the other is refused at once",
-        .timeLimit(.minutes(1)), arguments: [false, true])
+        .timeLimit(.scaledMinutes(1)), arguments: [false, true])
     func twoAtOnce(spelledDifferently: Bool) async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -47,7 +48,7 @@ import Testing
                 try outcomes[refused].get()
             }
             let reference = try await client.get(server.baseURL + "bytes/600000").body
-            let isComplete = DownloadScratch.contents(destination) == reference
+            let isComplete = await DownloadScratch.contents(destination) == reference
             #expect(isComplete)
             // The refused download sent no request (the last one is the reference fetch).
             #expect(server.requestLog.count == 2)
@@ -59,7 +60,7 @@ import Testing
 
     @Test(
         "a lock held by another process refuses the download and keeps its data; after the holder dies it resumes",
-        .timeLimit(.minutes(1)), .enabled(if: FileManager.default.isExecutableFile(atPath: flockTool)))
+        .timeLimit(.scaledMinutes(1)), .enabled(if: FileManager.default.isExecutableFile(atPath: flockTool)))
     func heldByAnotherProcess() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -70,23 +71,41 @@ import Testing
         await #expect(throws: HTTPWireError.bodyTruncated(expected: 1_000_000, received: 400_000)) {
             try await client.download(from: server.url, to: destination).result()
         }
-        let part = try #require(DownloadScratch.contents(destination + ".part"))
-        let record = try #require(DownloadScratch.contents(destination + ".part.resume"))
+        let part = try #require(await DownloadScratch.contents(destination + ".part"))
+        let record = try #require(await DownloadScratch.contents(destination + ".part.resume"))
 
-        // `flock -o` keeps the lock in the flock process itself, not in `cat` (which waits on a pipe).
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: Self.flockTool)
-        holder.arguments = ["-o", destination + ".part.lock", "cat"]
-        let input = Pipe()
-        holder.standardInput = input
-        try holder.run()
-        var isHolderAlive = true
-        defer {
-            if isHolderAlive { kill(holder.processIdentifier, SIGKILL) }
-            try? input.fileHandleForWriting.close()  // lets `cat` end
+        // `flock -o` keeps the lock in the flock process itself, not in `cat` (which waits on its stdin pipe).
+        let holder = try await Subprocess.start(
+            Self.flockTool, ["-o", destination + ".part.lock", "cat"], input: .openPipe)
+        do {
+            try #require(await Self.lockBecomes(destination + ".part.lock", held: true), "flock never took the lock")
+            try await checkRefusals(
+                client: client, server: server, destination: destination, part: part, record: record)
+        } catch {
+            holder.send(SIGKILL)
+            _ = try? await holder.finish()
+            throw error
         }
-        try await Self.waitForLock(destination + ".part.lock", held: true)
 
+        // The kernel drops the lock when its holder dies (`cat`, still waiting on its pipe, never held it).
+        holder.send(SIGKILL)
+        #expect(try await holder.finish().status == 128 + SIGKILL)
+        try #require(await Self.lockBecomes(destination + ".part.lock", held: false), "the lock outlived its holder")
+        let result = try await client.download(from: server.url, to: destination).result()
+        #expect(result.resumedFromBytes == 400_000)
+        let isComplete = await DownloadScratch.contents(destination) == content
+        #expect(isComplete)
+        #expect(server.requests.ranges == [nil, "bytes=400000-"])
+        #expect(!DownloadScratch.exists(destination + ".part.lock"))
+        await client.shutdown()
+        await server.stop()
+    }
+
+    /// While another process holds the lock: every download and `removeData` is refused with EBUSY, and the
+    /// part file and the record stay as they were.
+    private func checkRefusals(
+        client: HTTPClient, server: DownloadTestServer, destination: String, part: [UInt8], record: [UInt8]
+    ) async throws {
         let busy = HTTPWireError.localWriteFailed(path: destination, errno: EBUSY)
         var restart = DownloadOptions()
         restart.restart = true
@@ -97,38 +116,21 @@ import Testing
         }
         await #expect(throws: busy) { try await Download.removeData(forDestination: destination) }
         // Compared as booleans: a failure should not print a megabyte of bytes.
-        let isPartKept = DownloadScratch.contents(destination + ".part") == part
-        let isRecordKept = DownloadScratch.contents(destination + ".part.resume") == record
+        let isPartKept = await DownloadScratch.contents(destination + ".part") == part
+        let isRecordKept = await DownloadScratch.contents(destination + ".part.resume") == record
         #expect(isPartKept && isRecordKept)
         #expect(server.requests.ranges.count == 1)
-
-        // The kernel drops the lock when its holder dies (`cat`, still waiting on its pipe, never held it).
-        kill(holder.processIdentifier, SIGKILL)
-        isHolderAlive = false
-        try await Self.waitForLock(destination + ".part.lock", held: false)
-        let result = try await client.download(from: server.url, to: destination).result()
-        #expect(result.resumedFromBytes == 400_000)
-        let isComplete = DownloadScratch.contents(destination) == content
-        #expect(isComplete)
-        #expect(server.requests.ranges == [nil, "bytes=400000-"])
-        #expect(!DownloadScratch.exists(destination + ".part.lock"))
-        await client.shutdown()
-        await server.stop()
     }
 
-    /// Waits until someone else holds an exclusive flock on `path` (`held`), or nobody does: a probe lock
-    /// that cannot, or can, be taken.
-    static func waitForLock(_ path: String, held: Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
+    /// Whether someone else comes to hold an exclusive flock on `path` (`held`), or nobody does, within the
+    /// scaled deadline of `eventually`: a probe lock that cannot, or can, be taken (never waiting for it).
+    static func lockBecomes(_ path: String, held: Bool) async -> Bool {
+        await eventually {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                let isFree = flock(fd, LOCK_EX | LOCK_NB) == 0
-                close(fd)  // drops the probe's lock at once when it got one
-                if isFree != held { return }
-            }
-            try #require(ContinuousClock.now < deadline, "\(path) never became \(held ? "locked" : "free")")
-            try await Task.sleep(for: .milliseconds(10))
+            guard fd >= 0 else { return false }
+            let isFree = flock(fd, LOCK_EX | LOCK_NB) == 0
+            close(fd)  // drops the probe's lock at once when it got one
+            return isFree != held
         }
     }
 }

@@ -1,7 +1,9 @@
 // DownloadTestServer: a one-representation HTTP server for download tests that the fixture server cannot
 // stage — a body that stops mid-way and waits (to pause or cancel at a known byte), or a connection dropped
-// after a known number of bytes, followed by honest Range answers. One request per connection.
+// after a known number of bytes, followed by honest Range answers. One request per connection. Its tasks
+// run on FixtureServer's ServerExecutor and stall on its clock, so they never wait for the cooperative pool.
 
+import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTransport
@@ -39,7 +41,7 @@ final class DownloadTestServer: Sendable {
         self.content = content
         self.script = Mutex(script)
         self.listener = try Listener.bind()
-        let task = Task { [self] in await acceptLoop() }
+        let task = Task(executorPreference: ServerExecutor.shared) { [self] in await acceptLoop() }
         tasks.withLock { $0.append(task) }
     }
 
@@ -54,7 +56,7 @@ final class DownloadTestServer: Sendable {
 
     private func acceptLoop() async {
         while let socket = try? await listener.accept() {
-            let task = Task { [self] in
+            let task = Task(executorPreference: ServerExecutor.shared) { [self] in
                 try? await serve(socket)
                 await socket.close()
             }
@@ -96,7 +98,7 @@ final class DownloadTestServer: Sendable {
             try await send(body, on: socket)
         case .stallAfter(let count):
             try await send(body.prefix(count), on: socket)
-            try await Task.sleep(for: .seconds(3600))
+            try await ServerExecutor.sleep(for: .seconds(3600))
         case .dropAfter(let count):
             try await send(body.prefix(count), on: socket)
         }

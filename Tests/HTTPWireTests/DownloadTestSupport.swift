@@ -1,9 +1,10 @@
-// DownloadTestSupport: what the download tests share — a scratch directory per test, file reads, and a
-// wait for the first progress event.
+// DownloadTestSupport: what the download tests share — a scratch directory per test, file reads (off the
+// cooperative pool), and a wait for the first progress event.
 
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
 struct DownloadScratch {
@@ -19,9 +20,9 @@ struct DownloadScratch {
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
 
-    /// The bytes of a file, nil when it does not exist.
-    static func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map { Array($0) }
+    /// The bytes of a file, nil when it does not exist (read off the cooperative pool: downloads are MBs).
+    static func contents(_ path: String) async -> [UInt8]? {
+        await TestFiles.contents(of: path)
     }
 
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }

@@ -4,12 +4,13 @@
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import FixtureServer
 
 @Suite struct DownloadTests {
-    @Test("a fresh download lands at the destination, with no part file or record left", .timeLimit(.minutes(1)))
+    @Test("a fresh download lands at the destination, with no part file or record left", .timeLimit(.scaledMinutes(1)))
     func freshDownload() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -27,7 +28,7 @@ import Testing
                 #expect(result.location == destination)
                 #expect(result.bytes == Int64(contents.count))
                 #expect(result.resumedFromBytes == 0)
-                #expect(DownloadScratch.contents(destination) == contents)
+                #expect(await DownloadScratch.contents(destination) == contents)
                 #expect(!DownloadScratch.exists(destination + ".part"))
                 #expect(!DownloadScratch.exists(destination + ".part.resume"))
                 #expect(await Download.isComplete(destination: destination))
@@ -36,7 +37,7 @@ import Testing
         }
     }
 
-    @Test("a chunked body over the copying path is written whole", .timeLimit(.minutes(1)))
+    @Test("a chunked body over the copying path is written whole", .timeLimit(.scaledMinutes(1)))
     func chunkedDownload() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -48,12 +49,12 @@ import Testing
                 from: server.baseURL + "chunked?chunks=64&size=16384", to: destination
             ).result()
             #expect(result.bytes == 64 * 16384)
-            #expect(DownloadScratch.contents(destination) == reference.body)
+            #expect(await DownloadScratch.contents(destination) == reference.body)
             await client.shutdown()
         }
     }
 
-    @Test("a non-2xx answer is an error with its status and writes nothing", .timeLimit(.minutes(1)))
+    @Test("a non-2xx answer is an error with its status and writes nothing", .timeLimit(.scaledMinutes(1)))
     func statusError() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -74,7 +75,7 @@ import Testing
 
     @Test(
         "the file name comes from Content-Disposition (filename* first), else the URL, and never escapes",
-        .timeLimit(.minutes(1)),
+        .timeLimit(.scaledMinutes(1)),
         arguments: [
             ("attachment; filename=\"report.pdf\"", "report.pdf"),
             ("attachment; filename=\"plain.txt\"; filename*=UTF-8''r%C3%A9sum%C3%A9.txt", "résumé.txt"),
@@ -102,7 +103,7 @@ import Testing
 
     @Test(
         "SHA-256: a matching digest is reported, a wrong one fails and keeps the file out of place",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func checksum() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -129,14 +130,16 @@ import Testing
                     try await client.download(from: server.baseURL + "files/c.bin", to: bad, options: options).result()
                 }
                 #expect(!DownloadScratch.exists(bad))
-                #expect(DownloadScratch.contents(bad + ".part") == contents)
+                #expect(await DownloadScratch.contents(bad + ".part") == contents)
             }
             #expect(HTTPWireError.checksumMismatch(expected: "a", actual: "b").exitCode == 32)
             await client.shutdown()
         }
     }
 
-    @Test("progress is monotonic, within the total, and ends at the total with a sane speed", .timeLimit(.minutes(1)))
+    @Test(
+        "progress is monotonic, within the total, and ends at the total with a sane speed",
+        .timeLimit(.scaledMinutes(1)))
     func progressIsSane() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -144,7 +147,8 @@ import Testing
             let client = HTTPClient()
             var options = DownloadOptions()
             options.progressInterval = .milliseconds(20)
-            // 1.5 s at 200 bytes per 10 ms: several measuring windows close.
+            // 150 bytes, one per 10 ms: at least 1.5 s, however fast the machine, so a measuring window (1 s)
+            // closes before the end.
             let download = client.download(
                 from: server.baseURL + "drip?bytes=150&interval_ms=10", to: scratch.file("drip.txt"), options: options)
             var snapshots: [TransferProgress] = []
@@ -159,23 +163,26 @@ import Testing
             _ = try await download.result()
             #expect(started?.offset == 0)
             #expect(started?.expected == 150)
-            #expect(snapshots.count >= 5)
+            // A first, a middle and a last report at least, even if a loaded machine reads the drip in bursts.
+            #expect(snapshots.count >= 3)
             #expect(snapshots.count <= 150)
             #expect(zip(snapshots, snapshots.dropFirst()).allSatisfy { $0.receivedBytes <= $1.receivedBytes })
             #expect(snapshots.allSatisfy { $0.expectedBytes == 150 && $0.receivedBytes <= 150 })
             #expect(snapshots.last?.receivedBytes == 150)
             #expect(snapshots.last?.fraction == 1)
+            // The speed depends on how fast this machine happens to run, so it is held only to what no timing can
+            // change: finite and positive (every closed window holds a byte), and at most 150 B/s, because a
+            // window lasts at least a second and the whole body is 150 bytes. An idle machine shows ~100 B/s.
             let speeds = snapshots.compactMap(\.bytesPerSecond)
             #expect(!speeds.isEmpty)
-            // 1 byte per 10 ms is 100 B/s; on a loaded machine bytes arrive in bursts, so the meter is only
-            // held to the right order of magnitude, never absurd (no zero, infinity or NaN).
-            #expect(speeds.allSatisfy { $0 > 1 && $0 < 20_000 && $0.isFinite })
-            #expect(snapshots.compactMap(\.estimatedTimeRemaining).allSatisfy { $0 >= .zero && $0 < .seconds(3600) })
+            #expect(speeds.allSatisfy { $0.isFinite && $0 > 0 && $0 <= 150 }, "\(speeds)")
+            #expect(snapshots.compactMap(\.estimatedTimeRemaining).allSatisfy { $0 >= .zero })
+            #expect(snapshots.last?.estimatedTimeRemaining == .zero)
             await client.shutdown()
         }
     }
 
-    @Test("503 is retried as the policy says, then reported as httpStatus(503)", .timeLimit(.minutes(1)))
+    @Test("503 is retried as the policy says, then reported as httpStatus(503)", .timeLimit(.scaledMinutes(1)))
     func statusRetry() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }

@@ -14,6 +14,7 @@
 import FixtureServer
 import Foundation
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -83,14 +84,14 @@ import Testing
             await #expect(throws: HTTPWireError.bodyTruncated(expected: Int64(size), received: Int64(cut))) {
                 try await first.result()
             }
-            let recordBytes = try #require(DownloadScratch.contents(destination + ".part.resume"))
+            let recordBytes = try #require(await DownloadScratch.contents(destination + ".part.resume"))
             let record = String(decoding: recordBytes, as: UTF8.self)
             let storedProgress = await Download.storedProgress(forDestination: destination)
 
             // 2. The same download again: it resumes from the record.
             let resumed = try await download(to: destination)
             let resumedResult = try await resumed.result()
-            let resumedFile = DownloadScratch.contents(destination)
+            let resumedFile = await DownloadScratch.contents(destination)
 
             // 3. Cut again, then the file changes on the server before the resume.
             let changedDestination = scratch.file("changed.img")
@@ -100,7 +101,7 @@ import Testing
             var changedEvents: [DownloadEvent] = []
             for await event in changed.events { changedEvents.append(event) }
             let changedResult = try await changed.result()
-            let changedFile = DownloadScratch.contents(changedDestination)
+            let changedFile = await DownloadScratch.contents(changedDestination)
 
             await relay.stop()
             let exchanges = relay.exchanges
@@ -151,14 +152,14 @@ import Testing
             .map { String($0.dropFirst(prefix.count)) }
     }
 
-    @Test("the article quotes the exchanges and the record a fresh capture produces", .timeLimit(.minutes(1)))
+    @Test("the article quotes the exchanges and the record a fresh capture produces", .timeLimit(.scaledMinutes(1)))
     func articleMatchesCapture() async throws {
         let capture = try await Self.capture()
         let blocks = Self.quotedBlocks(capture)
         try ArticleQuotes.expectQuoted(blocks, inArticleAt: Self.articlePath)
     }
 
-    @Test("the captured downloads do what the article says they do", .timeLimit(.minutes(1)))
+    @Test("the captured downloads do what the article says they do", .timeLimit(.scaledMinutes(1)))
     func outcomesMatchArticle() async throws {
         let capture = try await Self.capture()
         // The cut attempt: a plain GET, answered 200 with validators; the record counts every byte received.
@@ -189,7 +190,7 @@ import Testing
         #expect(capture.changedFile == capture.changedContent)
     }
 
-    @Test("the record with the validators is on disk before the first body byte", .timeLimit(.minutes(1)))
+    @Test("the record with the validators is on disk before the first body byte", .timeLimit(.scaledMinutes(1)))
     func recordBeforeFirstByte() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -208,7 +209,7 @@ import Testing
             #expect(record.committedBytes == 0)
             #expect(record.entityTag == server.entityTag)
             #expect(record.expectedLength == Int64(Self.size))
-            #expect(DownloadScratch.contents(destination + ".part") == [])
+            #expect(await DownloadScratch.contents(destination + ".part") == [])
             break
         }
         download.cancel()

@@ -1,8 +1,11 @@
 // DroppingServer: a raw loopback server that drops a kept-alive connection after reading its second request,
 // without a byte of answer, as a server does whose idle timeout fires just as the request arrives (test
-// support for the client's retry rule). Built on the transport's Listener, so no HTTP library is involved.
+// support for the client's retry rule). Built on the transport's Listener, so no HTTP library is involved;
+// its task runs on FixtureServer's ServerExecutor, like every test server, so a busy pool cannot silence it.
 
+import FixtureServer
 import HTTPWireCodec
+import TestSupport
 
 @testable import HTTPWire
 @testable import HTTPWireTransport
@@ -17,7 +20,7 @@ struct DroppingServer: Sendable {
 
     static func start() throws -> DroppingServer {
         let listener = try Listener.bind()
-        let task = Task {
+        let task = Task(executorPreference: ServerExecutor.shared) {
             guard let first = try? await listener.accept() else { return }
             _ = try? await readRequest(first)
             try? await first.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst".utf8), deadline: .never)
@@ -45,7 +48,7 @@ struct DroppingServer: Sendable {
             case .needMoreData:
                 buffer.removeAll(keepingCapacity: true)
                 let count = try await socket.read(
-                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10)))
+                    into: &buffer, maxBytes: 65536, deadline: .after(.seconds(10).scaled))
                 decoder.feed(count == 0 ? [] : buffer[...])
                 if count == 0 { return }
             }

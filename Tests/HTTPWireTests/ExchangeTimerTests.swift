@@ -7,6 +7,7 @@
 
 import FixtureServer
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire

@@ -7,13 +7,14 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTransport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.scaledMinutes(1)))
 struct FixtureServerFaultTests {
     /// The error reading the response to GET `target` throws, or nil if it read fine.
     private func failure(_ server: FixtureServer, _ target: String) async throws -> (any Error)? {
@@ -142,8 +143,8 @@ struct FixtureServerFaultTests {
     @Test("a TLS fixture server answers over TLS with the test CA, files included")
     func tls() async throws {
         let configuration = TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
-            privateKey: .file(path: try TestCertificates.path("leaf.key")))
+            certificateChain: .file(path: try await TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try await TestCertificates.path("leaf.key")))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fixture-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -153,7 +154,7 @@ struct FixtureServerFaultTests {
         try await withFixtureServer(tls: configuration, directory: directory.path) { server in
             #expect(server.baseURL == "https://127.0.0.1:\(server.port)/")
             let client = try await RawHTTPConnection.connect(
-                to: server, trustRoot: .file(path: try TestCertificates.path("ca.pem")))
+                to: server, trustRoot: .file(path: try await TestCertificates.path("ca.pem")))
             try await client.send(.get, "/bytes/300000?seed=4")
             let response = try await client.readResponse()
             try await client.send(.get, "/chunked?chunks=3&size=10&trailers=1")

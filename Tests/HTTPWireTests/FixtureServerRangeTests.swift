@@ -5,11 +5,12 @@
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import FixtureServer
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.scaledMinutes(1)))
 struct FixtureServerRangeTests {
     /// Sends one GET (or HEAD) on a fresh connection and reads the answer.
     private func get(

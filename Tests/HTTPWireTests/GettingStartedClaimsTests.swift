@@ -9,6 +9,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite struct GettingStartedClaimsTests {
@@ -21,7 +22,7 @@ import Testing
     }
 
     /// The article's comment after `print(response.url.pathAndQuery)`, and the request line it quotes.
-    @Test("the client sends the article's query items as the article says", .timeLimit(.minutes(1)))
+    @Test("the client sends the article's query items as the article says", .timeLimit(.scaledMinutes(1)))
     func clientQuery() async throws {
         try await withFixtureServer { server in
             let client = HTTPClient()

@@ -15,6 +15,7 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct LifeOfARequestCaptureTests {
@@ -53,7 +54,7 @@ import Testing
             configuration.baseURL = "http://127.0.0.1:\(relay.port)/"
             // The article's upload waits for 100 Continue; a generous wait keeps the order of the turns fixed
             // on a busy machine (the default 1 s would send the body anyway and change the conversation).
-            configuration.timeouts.expectContinue = .seconds(30)
+            configuration.timeouts.expectContinue = .seconds(30).scaled
             configuration.logger = { event in log.withLock { $0.append(event.text) } }
             let client = HTTPClient(configuration: configuration)
 
@@ -160,7 +161,7 @@ import Testing
         ]
     }
 
-    @Test("the article quotes the bytes a fresh capture produces", .timeLimit(.minutes(1)))
+    @Test("the article quotes the bytes a fresh capture produces", .timeLimit(.scaledMinutes(1)))
     func articleMatchesCapture() async throws {
         let capture = try await Self.capture()
         try #require(capture.turns.count == 6, "expected six turns, got \(capture.turns.map(Self.quoted))")
@@ -170,7 +171,7 @@ import Testing
         try ArticleQuotes.expectQuoted(blocks, inArticleAt: Self.articlePath)
     }
 
-    @Test("the request heads on the wire are what RequestEncoder writes", .timeLimit(.minutes(1)))
+    @Test("the request heads on the wire are what RequestEncoder writes", .timeLimit(.scaledMinutes(1)))
     func headsMatchEncoder() async throws {
         let capture = try await Self.capture()
         try #require(capture.rawTurns.count == 6)
@@ -197,7 +198,7 @@ import Testing
         #expect(capture.rawTurns[0].suffix(4) == Array("\r\n\r\n".utf8))
     }
 
-    @Test("the recorded responses decode to a keep-alive GET and a 100-continue upload", .timeLimit(.minutes(1)))
+    @Test("the recorded responses decode to a keep-alive GET and a 100-continue upload", .timeLimit(.scaledMinutes(1)))
     func responsesDecode() async throws {
         let capture = try await Self.capture()
         try #require(capture.rawTurns.count == 6)

@@ -2,6 +2,8 @@
 // parser, compared part by part and byte for byte.
 
 import Foundation
+import HTTPWire
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -13,8 +15,8 @@ import Testing
             0, 0xFF, 0xFE, 0x0D,
         ]
 
-    @Test("every kind of part survives a round trip through Python's parser", .timeLimit(.minutes(1)))
-    func roundTrip() throws {
+    @Test("every kind of part survives a round trip through Python's parser", .timeLimit(.scaledMinutes(1)))
+    func roundTrip() async throws {
         let directory = try TemporaryDirectory()
         let binary = Self.trickyBytes + pseudoRandomBytes(count: 200_000, seed: 1) + Self.trickyBytes
         let binaryPath = try directory.file("data.bin", binary)
@@ -41,7 +43,7 @@ import Testing
         let bytes = try collectBody(body, blockSize: 4096)
         #expect(Int64(bytes.count) == body.contentLength)
 
-        let parsed = try PythonMultipartParser.parse(bytes, boundary: body.boundary)
+        let parsed = try await PythonMultipartParser.parse(bytes, boundary: body.boundary)
         #expect(parsed.isMultipart)
         #expect(parsed.defects.isEmpty)
         #expect(parsed.preamble == nil)
@@ -74,7 +76,7 @@ import Testing
         }
     }
 
-    @Test("the body starts with the delimiter and ends with the close delimiter", .timeLimit(.minutes(1)))
+    @Test("the body starts with the delimiter and ends with the close delimiter", .timeLimit(.scaledMinutes(1)))
     func framing() throws {
         var form = MultipartForm()
         form.addField(name: "a", value: "1")
@@ -104,8 +106,8 @@ import Testing
         #expect(body.contentLength == Int64(body.boundary.utf8.count + 6))
     }
 
-    @Test("a boundary that occurs in in-memory data is replaced", .timeLimit(.minutes(1)))
-    func boundaryCollisionInData() throws {
+    @Test("a boundary that occurs in in-memory data is replaced", .timeLimit(.scaledMinutes(1)))
+    func boundaryCollisionInData() async throws {
         // The same seed draws the same first boundary: learn it from an empty form, then hide it in the data.
         var probe = SeededGenerator(state: 7)
         let firstBoundary = try MultipartForm().prepare(using: &probe).boundary
@@ -118,13 +120,13 @@ import Testing
         #expect(body.boundary != firstBoundary)
 
         let bytes = try collectBody(body)
-        let parsed = try PythonMultipartParser.parse(bytes, boundary: body.boundary)
+        let parsed = try await PythonMultipartParser.parse(bytes, boundary: body.boundary)
         try #require(parsed.parts.count == 1)
         #expect(parsed.parts[0].payload == data)
     }
 
-    @Test("a boundary that occurs in a field value or a name is replaced", .timeLimit(.minutes(1)))
-    func boundaryCollisionInHead() throws {
+    @Test("a boundary that occurs in a field value or a name is replaced", .timeLimit(.scaledMinutes(1)))
+    func boundaryCollisionInHead() async throws {
         var probe = SeededGenerator(state: 99)
         let firstBoundary = try MultipartForm().prepare(using: &probe).boundary
 
@@ -134,13 +136,13 @@ import Testing
         var generator = SeededGenerator(state: 99)
         let body = try form.prepare(using: &generator)
         #expect(body.boundary != firstBoundary)
-        let parsed = try PythonMultipartParser.parse(try collectBody(body), boundary: body.boundary)
+        let parsed = try await PythonMultipartParser.parse(try collectBody(body), boundary: body.boundary)
         #expect(parsed.parts.map(\.name) == ["x\(firstBoundary)", "y"])
         #expect(parsed.parts.last?.payload == Array("--\(firstBoundary)--".utf8))
     }
 
-    @Test("quotes, backslashes, CR and LF in names cannot break the part head", .timeLimit(.minutes(1)))
-    func hostileNames() throws {
+    @Test("quotes, backslashes, CR and LF in names cannot break the part head", .timeLimit(.scaledMinutes(1)))
+    func hostileNames() async throws {
         let name = "a\"b\\\r\nContent-Type: text/evil\r\n\r\n"
         let fileName = "x\".txt\"; name=\"other\r\n--\u{0}\t"
         var form = MultipartForm()
@@ -154,7 +156,7 @@ import Testing
             + "filename=\"x%22.txt%22; name=%22other%0D%0A--%00%09\"\r\n"
         #expect(String(decoding: bytes, as: UTF8.self).contains(expectedLine))
 
-        let parsed = try PythonMultipartParser.parse(bytes, boundary: body.boundary)
+        let parsed = try await PythonMultipartParser.parse(bytes, boundary: body.boundary)
         try #require(parsed.parts.count == 2)
         #expect(parsed.parts[0].headerNames == ["content-disposition", "content-type"])
         #expect(parsed.parts[0].name == "a%22b%5C%0D%0AContent-Type: text/evil%0D%0A%0D%0A")
@@ -164,7 +166,7 @@ import Testing
         #expect(parsed.parts[1].name == "after")
     }
 
-    @Test("every reader replays the same bytes", .timeLimit(.minutes(1)))
+    @Test("every reader replays the same bytes", .timeLimit(.scaledMinutes(1)))
     func replay() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("f.csv", pseudoRandomBytes(count: 70_000, seed: 5))
@@ -219,7 +221,7 @@ import Testing
         }
     }
 
-    @Test("a file that changes size after prepare() makes sending throw", .timeLimit(.minutes(1)))
+    @Test("a file that changes size after prepare() makes sending throw", .timeLimit(.scaledMinutes(1)))
     func fileChangedAfterPrepare() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("grows.txt", Array(repeating: 65, count: 1000))

@@ -1,6 +1,7 @@
 // PythonMultipartParser: test support that parses a multipart/form-data body with Python's standard
 // library, an implementation that shares no code or assumptions with HTTPWire's writer.
-// Tests only (Foundation's Process is fine here); the library itself never runs other programs.
+// Tests only (Foundation's Process is fine here, through TestSupport's Subprocess, which waits off the
+// cooperative pool); the library itself never runs other programs.
 //
 // The body is written to a temporary file and read by `email.parser.BytesParser(policy=email.policy.HTTP)`
 // behind a `Content-Type: multipart/form-data; boundary=...` header, which is how Python's own HTTP
@@ -8,6 +9,8 @@
 // parameters, its Content-Type and its payload (base64), plus any defects the parser noticed.
 
 import Foundation
+import HTTPWire
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -60,25 +63,15 @@ enum PythonMultipartParser {
         print(json.dumps(report))
         """
 
-    /// Writes `body` to a temporary file, parses it with Python, and returns the report.
-    static func parse(_ body: [UInt8], boundary: String) throws -> ParsedMultipartBody {
+    /// Writes `body` to a temporary file, parses it with Python, and returns the report. The file is
+    /// written and Python waited for off the cooperative pool.
+    static func parse(_ body: [UInt8], boundary: String) async throws -> ParsedMultipartBody {
         let directory = try TemporaryDirectory()
         let bodyURL = directory.url.appendingPathComponent("body.bin")
-        try Data(body).write(to: bodyURL)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, bodyURL.path, boundary]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let json = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 failed: \(errorText)")
-        return try JSONDecoder().decode(ParsedMultipartBody.self, from: json)
+        try await DedicatedThread.run { try Data(body).write(to: bodyURL) }
+        let result = try await Subprocess.run("/usr/bin/env", ["python3", "-c", script, bodyURL.path, boundary])
+        try #require(result.status == 0, "python3 failed: \(result.errorText)")
+        return try JSONDecoder().decode(ParsedMultipartBody.self, from: Data(result.standardOutput))
     }
 }
 

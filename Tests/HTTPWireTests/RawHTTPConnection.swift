@@ -9,6 +9,7 @@ import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTransport
+import TestSupport
 
 /// One response as `RawHTTPConnection` read it.
 struct RawResponse {
@@ -30,7 +31,7 @@ final class RawHTTPConnection {
     private var decoder = ResponseDecoder()
     private var isFirstResponse = true
     /// Every wait of a test is bounded; a hung server fails the test instead of stalling the run.
-    static let timeout = Duration.seconds(30)
+    static let timeout = Duration.seconds(30).scaled
 
     init(connection: any ByteStream) {
         self.connection = connection

@@ -6,6 +6,7 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @Suite struct ResponseBodyDiscardTests {
@@ -25,7 +26,8 @@ import Testing
         return (dropped, read)
     }
 
-    @Test("a Content-Length body is dropped to its last byte and the connection is reused", .timeLimit(.minutes(1)))
+    @Test(
+        "a Content-Length body is dropped to its last byte and the connection is reused", .timeLimit(.scaledMinutes(1)))
     func dropsWholeBody() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -45,7 +47,7 @@ import Testing
         }
     }
 
-    @Test("a body cut short while dropping is bodyTruncated, as when reading", .timeLimit(.minutes(1)))
+    @Test("a body cut short while dropping is bodyTruncated, as when reading", .timeLimit(.scaledMinutes(1)))
     func truncatedBody() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)
@@ -57,7 +59,7 @@ import Testing
         }
     }
 
-    @Test("a chunked body declines the discard path and is read whole", .timeLimit(.minutes(1)))
+    @Test("a chunked body declines the discard path and is read whole", .timeLimit(.scaledMinutes(1)))
     func chunkedDeclines() async throws {
         try await withFixtureServer { server in
             let client = ClientFixture.client(for: server)

@@ -3,6 +3,7 @@
 
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -16,7 +17,8 @@ extension TransportTests {
         // it (numbers are reused at once by whoever opens the next file).
 
         @Test(
-            "cancelling a waiting read throws CancellationError and leaves no descriptor open", .timeLimit(.minutes(1)))
+            "cancelling a waiting read throws CancellationError and leaves no descriptor open",
+            .timeLimit(.scaledMinutes(1)))
         func cancelRead() async throws {
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -37,7 +39,7 @@ extension TransportTests {
                     }
                 }
             }
-            #expect(await ProcessProbe.eventually { attempts.count.load(ordering: .relaxed) >= 1 })
+            try #require(await eventually { attempts.count.load(ordering: .relaxed) >= 1 })
             reader.cancel()
             await #expect(throws: CancellationError.self) { _ = try await reader.value }
             #expect(attempts.count.load(ordering: .relaxed) == 1, "the cancelled read was attempted again")
@@ -56,13 +58,13 @@ extension TransportTests {
             await silent.close()
             await listener.close()
             for identity in identities + [secondIdentity] {
-                #expect(await ProcessProbe.eventually { !identity.isOpen }, "\(identity) is still open")
+                #expect(await eventually { !identity.isOpen }, "\(identity) is still open")
             }
         }
 
-        @Test("cancelling a handshake in progress closes the socket", .timeLimit(.minutes(1)))
+        @Test("cancelling a handshake in progress closes the socket", .timeLimit(.scaledMinutes(1)))
         func cancelHandshake() async throws {
-            let context = try TestCertificates.clientContext()
+            let context = try await TestCertificates.clientContext()
             let listener = try Listener.bind()
             async let accepted = listener.accept()
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
@@ -81,11 +83,11 @@ extension TransportTests {
             await silent.close()
             await listener.close()
             for identity in identities {
-                #expect(await ProcessProbe.eventually { !identity.isOpen }, "\(identity) is still open")
+                #expect(await eventually { !identity.isOpen }, "\(identity) is still open")
             }
         }
 
-        @Test("an operation started by an already cancelled task never runs", .timeLimit(.minutes(1)))
+        @Test("an operation started by an already cancelled task never runs", .timeLimit(.scaledMinutes(1)))
         func cancelledBeforeStart() async throws {
             let server = try EchoServer.start()
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: .never)
@@ -98,7 +100,7 @@ extension TransportTests {
             await server.stop()
         }
 
-        @Test("a cancelled DNS lookup returns at once", .timeLimit(.minutes(1)))
+        @Test("a cancelled DNS lookup returns at once", .timeLimit(.scaledMinutes(1)))
         func cancelResolve() async throws {
             let lookup = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -107,7 +109,7 @@ extension TransportTests {
             await #expect(throws: CancellationError.self) { _ = try await lookup.value }
         }
 
-        @Test("no descriptor was ever found leaked by a deinit", .timeLimit(.minutes(1)))
+        @Test("no descriptor was ever found leaked by a deinit", .timeLimit(.scaledMinutes(1)))
         func noLeaks() {
             #expect(FileDescriptor.leakedCount == 0)
         }

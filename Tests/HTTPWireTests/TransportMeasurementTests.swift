@@ -4,7 +4,9 @@
 // request/response round trips, so that the read size and the reactor's fast path rest on numbers.
 // Both ends run on the one reactor, so every figure includes the in-process server's work too.
 
+import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -16,7 +18,7 @@ extension TransportTests {
         /// A server that sends `total` bytes on its first connection, then closes.
         private func startSender(total: Int, tls: TLSContext? = nil) throws -> (Listener, Task<Void, any Error>) {
             let listener = try Listener.bind()
-            let task = Task {
+            let task = Task(executorPreference: ServerExecutor.shared) {
                 let socket = try await listener.accept()
                 let connection: any ByteStream =
                     if let tls { try await TLSStream.accept(over: socket, context: tls, deadline: .never) } else {
@@ -40,7 +42,7 @@ extension TransportTests {
         }
 
         @Test(
-            "plain download throughput by read size", .timeLimit(.minutes(5)),
+            "plain download throughput by read size", .timeLimit(.scaledMinutes(5)),
             arguments: [64 << 10, 256 << 10, 512 << 10, 1 << 20, 4 << 20])
         func plainThroughput(readSize: Int) async throws {
             let total = 1 << 30
@@ -69,7 +71,7 @@ extension TransportTests {
             )
         }
 
-        @Test("plain download into /dev/null with splice", .timeLimit(.minutes(5)))
+        @Test("plain download into /dev/null with splice", .timeLimit(.scaledMinutes(5)))
         func spliceThroughput() async throws {
             let total = 1 << 30
             let (listener, sender) = try startSender(total: total)
@@ -93,13 +95,15 @@ extension TransportTests {
             print("measure: splice 1 GiB to /dev/null: \(megabytesPerSecond(total, elapsed)) MB/s, \(calls) calls")
         }
 
-        @Test("TLS download throughput", .timeLimit(.minutes(5)))
+        @Test("TLS download throughput", .timeLimit(.scaledMinutes(5)))
         func tlsThroughput() async throws {
             let total = 512 << 20
-            let (listener, sender) = try startSender(total: total, tls: try TestCertificates.serverContext("leaf"))
+            let (listener, sender) = try startSender(
+                total: total, tls: try await TestCertificates.serverContext("leaf"))
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             let stream = try await TLSStream.connect(
-                over: socket, serverName: "localhost", context: try TestCertificates.clientContext(), deadline: .never)
+                over: socket, serverName: "localhost", context: try await TestCertificates.clientContext(),
+                deadline: .never)
             var buffer: [UInt8] = []
             buffer.reserveCapacity(256 << 10)
             var received = 0
@@ -118,7 +122,7 @@ extension TransportTests {
             print("measure: tls 512 MiB (both ends in process): \(megabytesPerSecond(total, elapsed)) MB/s")
         }
 
-        @Test("sequential small round trips", .timeLimit(.minutes(5)))
+        @Test("sequential small round trips", .timeLimit(.scaledMinutes(5)))
         func roundTrips() async throws {
             let server = try EchoServer.start()
             let socket = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: .never)
@@ -128,11 +132,11 @@ extension TransportTests {
             let count = 5000
             let elapsed = try await ContinuousClock().measure {
                 for _ in 0..<count {
-                    try await socket.write(request, deadline: .after(.seconds(5)))
+                    try await socket.write(request, deadline: .after(.seconds(5).scaled))
                     buffer.removeAll(keepingCapacity: true)
                     while buffer.count < request.count {
                         _ = try await socket.read(
-                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5)))
+                            into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5).scaled))
                     }
                 }
             }
@@ -142,7 +146,7 @@ extension TransportTests {
             print("measure: \(count) sequential 200-byte round trips: \(Int(Double(count) / seconds)) per second")
         }
 
-        @Test("1,000 concurrent connections: time and threads", .timeLimit(.minutes(5)))
+        @Test("1,000 concurrent connections: time and threads", .timeLimit(.scaledMinutes(5)))
         func concurrentConnections() async throws {
             let server = try EchoServer.start()
             let threadsBefore = ProcessProbe.threadCount()

@@ -2,6 +2,7 @@
 // on the one reactor, and deadlines that report their phase.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -9,13 +10,13 @@ import Testing
 
 extension TransportTests {
     @Suite struct TCP {
-        @Test("a plain round trip through the in-process echo server", .timeLimit(.minutes(1)))
+        @Test("a plain round trip through the in-process echo server", .timeLimit(.scaledMinutes(1)))
         func roundTrip() async throws {
             let server = try EchoServer.start()
             let socket = try await TCPSocket.connect(
-                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5)))
+                host: "127.0.0.1", port: server.port, deadline: .after(.seconds(5).scaled))
             let message = patternBytes(300_000)  // larger than one socket buffer: partial writes happen
-            async let sent: Void = socket.write(message, deadline: .after(.seconds(10)))
+            async let sent: Void = socket.write(message, deadline: .after(.seconds(10).scaled))
             let echoed = try await socket.read(exactly: message.count)
             try await sent
             #expect(echoed == message)
@@ -24,10 +25,10 @@ extension TransportTests {
             await server.stop()
         }
 
-        @Test("end of stream reads as 0", .timeLimit(.minutes(1)))
+        @Test("end of stream reads as 0", .timeLimit(.scaledMinutes(1)))
         func endOfStream() async throws {
             let listener = try Listener.bind()
-            async let accepted = listener.accept(deadline: .after(.seconds(5)))
+            async let accepted = listener.accept(deadline: .after(.seconds(5).scaled))
             let socket = try await TCPSocket.connect(host: "localhost", port: listener.port, deadline: .never)
             let server = try await accepted
             try await server.write(Array("bye".utf8), deadline: .never)
@@ -40,7 +41,7 @@ extension TransportTests {
             await listener.close()
         }
 
-        @Test("IPv6 loopback: listen on ::1 and connect to the literal", .timeLimit(.minutes(1)))
+        @Test("IPv6 loopback: listen on ::1 and connect to the literal", .timeLimit(.scaledMinutes(1)))
         func ipv6Loopback() async throws {
             let server = try EchoServer.start(host: "::1")
             #expect(server.listener.localAddress.isIPv6)
@@ -52,32 +53,31 @@ extension TransportTests {
             await server.stop()
         }
 
-        @Test("a closed port is couldNotConnect with the host, port and errno (exit 7)", .timeLimit(.minutes(1)))
+        @Test("a closed port is couldNotConnect with the host, port and errno (exit 7)", .timeLimit(.scaledMinutes(1)))
         func closedPort() async throws {
-            // Bind to learn a free port, then close it: nothing listens there afterwards.
-            let listener = try Listener.bind()
-            let port = listener.port
-            await listener.close()
-            let error = await #expect(throws: TransportError.self) {
-                _ = try await TCPSocket.connect(
-                    host: "127.0.0.1", port: port, deadline: .after(.seconds(5)))
+            // A port bound by a socket that never listens, for the whole test: nothing can answer there.
+            try await withClosedPort { port in
+                let error = await #expect(throws: TransportError.self) {
+                    _ = try await TCPSocket.connect(
+                        host: "127.0.0.1", port: port, deadline: .after(.seconds(5).scaled))
+                }
+                #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
+                #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 7)
+                #expect(error?.description.contains("connection refused") == true)
             }
-            #expect(error == .couldNotConnect(host: "127.0.0.1", port: port, errno: ECONNREFUSED))
-            #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 7)
-            #expect(error?.description.contains("connection refused") == true)
         }
 
-        @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.minutes(1)))
+        @Test("a name under .invalid is couldNotResolveHost (exit 6)", .timeLimit(.scaledMinutes(1)))
         func unresolvableName() async throws {
             let error = await #expect(throws: TransportError.self) {
                 _ = try await TCPSocket.connect(
-                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20)))
+                    host: "no-such-host.invalid", port: 80, deadline: .after(.seconds(20).scaled))
             }
             #expect(error == .couldNotResolve(host: "no-such-host.invalid"))
             #expect(error.map { HTTPWireError($0, phase: .connect).exitCode } == 6)
         }
 
-        @Test("literal addresses resolve without DNS", .timeLimit(.minutes(1)))
+        @Test("literal addresses resolve without DNS", .timeLimit(.scaledMinutes(1)))
         func literals() async throws {
             let four = try await Resolver.resolve(host: "127.0.0.1", port: 8080, deadline: .never)
             #expect(four.map(\.description) == ["127.0.0.1:8080"])
@@ -86,7 +86,8 @@ extension TransportTests {
             #expect(Resolver.literalAddress(host: "localhost", port: 1) == nil)
         }
 
-        @Test("a read that outlives its deadline is timedOut and closes the socket", .timeLimit(.minutes(1)))
+        @Test(
+            "a read that outlives its deadline reports the phase and closes the socket", .timeLimit(.scaledMinutes(1)))
         func readDeadline() async throws {
             let listener = try Listener.bind()
             async let accepted = listener.accept()
@@ -107,7 +108,8 @@ extension TransportTests {
         }
 
         @Test(
-            "1,000 concurrent loopback connections on one reactor keep the thread count small", .timeLimit(.minutes(1)))
+            "1,000 concurrent loopback connections on one reactor keep the thread count small",
+            .timeLimit(.scaledMinutes(1)))
         func thousandConnections() async throws {
             let server = try EchoServer.start()
             let threadsBefore = ProcessProbe.threadCount()
@@ -115,9 +117,10 @@ extension TransportTests {
                 for index in 0..<1000 {
                     group.addTask {
                         let socket = try await TCPSocket.connect(
-                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30)))
+                            host: "127.0.0.1", port: server.port, deadline: .after(.seconds(30).scaled)
+                        )
                         let message = Array("connection \(index)".utf8)
-                        try await socket.write(message, deadline: .after(.seconds(30)))
+                        try await socket.write(message, deadline: .after(.seconds(30).scaled))
                         let echoed = try await socket.read(exactly: message.count)
                         let threads = ProcessProbe.threadCount()
                         await socket.close()
@@ -133,45 +136,35 @@ extension TransportTests {
             #expect(peakThreads < 40)
         }
 
-        @Test("Happy Eyeballs: a hanging address does not hold up the next one for long", .timeLimit(.minutes(1)))
+        @Test("Happy Eyeballs: a hanging address does not hold up the next one for long", .timeLimit(.scaledMinutes(1)))
         func happyEyeballs() async throws {
-            // A listener that never accepts, with the smallest backlog: once its queue is full, the kernel
-            // drops further SYNs and a connect to it hangs, like a broken address family.
-            let full = try Listener.bind(backlog: 0)
-            var queued: [TCPSocket] = []
-            var isHanging = false
-            for _ in 0..<8 where !isHanging {
-                do {
-                    queued.append(
-                        try await TCPSocket.connect(
-                            to: full.localAddress, deadline: .after(.milliseconds(100))))
-                } catch TransportError.timedOut {
-                    isHanging = true
-                }
-            }
-            try #require(isHanging, "could not fill the accept queue")
+            // A connect to a full listener hangs, like a broken address family: after the attempt delay
+            // (250 ms, never less however loaded the machine) the next address gets its turn.
+            let hole = try await BlackHole.open()
             let server = try EchoServer.start()
             let working = try #require(Resolver.literalAddress(host: "127.0.0.1", port: server.port))
             let clock = ContinuousClock()
             let start = clock.now
             let socket = try await HappyEyeballs.connect(
-                to: [full.localAddress, working], host: "test", port: server.port,
-                deadline: .after(.seconds(10)))
+                to: [hole.address, working], host: "test", port: server.port,
+                deadline: .after(.seconds(10).scaled))
             let elapsed = clock.now - start
             #expect(socket.remoteAddress.port == server.port)
-            #expect(elapsed >= .milliseconds(240) && elapsed < .seconds(3), "took \(elapsed)")
+            #expect(elapsed >= .milliseconds(240) && elapsed < .seconds(3).scaled, "took \(elapsed)")
 
-            // A refused first address hands over at once, without the delay.
-            let closed = try Listener.bind()
-            let refused = closed.localAddress
-            await closed.close()
-            let quickStart = clock.now
-            let second = try await HappyEyeballs.connect(
-                to: [refused, working], host: "test", port: server.port, deadline: .after(.seconds(10))
-            )
-            #expect(clock.now - quickStart < .milliseconds(200))
-            for connection in queued + [socket, second] { await connection.close() }
-            await full.close()
+            // A refused first address hands over at once, without the delay. The delay is made a minute long,
+            // so "at once" is told from "after the delay" by a margin no load can close.
+            try await withClosedPort { refusingPort in
+                let refused = try #require(Resolver.literalAddress(host: "127.0.0.1", port: refusingPort))
+                let quickStart = clock.now
+                let second = try await HappyEyeballs.connect(
+                    to: [refused, working], host: "test", port: server.port,
+                    deadline: .after(.seconds(30).scaled), attemptDelay: .seconds(60).scaled)
+                #expect(clock.now - quickStart < .seconds(10).scaled)
+                await second.close()
+            }
+            await socket.close()
+            await hole.close()
             await server.stop()
         }
     }

@@ -2,11 +2,13 @@
 //
 // The transport suites count the process's open descriptors and threads, so they must not run beside each
 // other: the parent suite is serialized, and every transport suite is nested in it (in its own file,
-// through an extension). Helpers: a certificate directory made by Fixtures/tls/make-certs.sh once per
-// test run, an echo server on 127.0.0.1:0 built on `Listener`, and probes of /proc/self.
+// through an extension). Helpers: TLS contexts from the certificates TestSupport makes once per test run
+// (Fixtures/tls/make-certs.sh), an echo server on 127.0.0.1:0 built on `Listener` (its tasks on FixtureServer's ServerExecutor,
+// so it answers however busy the cooperative pool is), and probes of /proc/self.
 
 import FixtureServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -16,21 +18,6 @@ import Testing
 
 /// Reads of /proc/self that show leaks and thread growth.
 enum ProcessProbe {
-    /// The descriptor count to compare against later: first the reactor is started and the runtime's timer
-    /// is used once, so descriptors they open once per process (epoll, eventfd, timerfd) are in the count.
-    /// Descriptors another part of the process is still releasing (a finished child process's pipes) would
-    /// move the baseline, so it waits until three readings 20 ms apart agree.
-    static func baselineDescriptorCount() async -> Int {
-        _ = Reactor.shared
-        var readings: [Int] = []
-        for _ in 0..<100 {
-            try? await Task.sleep(for: .milliseconds(20))
-            readings.append(openDescriptorCount())
-            if readings.count >= 3 && Set(readings.suffix(3)).count == 1 { break }
-        }
-        return readings.last ?? openDescriptorCount()
-    }
-
     /// Entries of /proc/self/fd: every open descriptor of the process.
     static func openDescriptorCount() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
@@ -44,69 +31,34 @@ enum ProcessProbe {
         }
     }
 
-    /// Entries of /proc/self/task: the process's threads.
+    /// Entries of /proc/self/task: the process's threads, leaving out the DedicatedThreads that the waits of
+    /// tests running in parallel (subprocesses, large files) start and end at any moment.
     static func threadCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
-    }
-
-    /// Waits (polling, up to `timeout`) until `condition` holds; returns whether it did.
-    static func eventually(within timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while clock.now < end {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
-    }
-
-    /// Waits until the reactor has at least `count` parked operations (a read or handshake really waiting).
-    static func waitUntilParked(atLeast count: Int) async -> Bool {
-        await eventually { AnyReactorOperation.parkedCount >= count }
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return -1 }
+        return threads.filter { thread in
+            let name = try? String(contentsOfFile: "/proc/self/task/\(thread)/comm", encoding: .utf8)
+            return name?.trimmingCharacters(in: .newlines) != DedicatedThread.threadName
+        }.count
     }
 }
 
-/// The throwaway CA and certificates, generated once per test process into a temporary directory.
-enum TestCertificates {
-    /// The directory holding ca.pem, leaf.pem, expired.pem... (see make-certs.sh), or nil if it failed.
-    static let directory: String? = {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/tls/make-certs.sh").path
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("httpwire-tls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script, output]
-        do {
-            try process.run()
-            process.waitUntilExit()
-        } catch {
-            return nil
-        }
-        return process.terminationStatus == 0 ? output : nil
-    }()
-
-    /// Path of `name` (e.g. "leaf.pem") in the generated directory.
-    static func path(_ name: String) throws -> String {
-        let directory = try #require(directory, "make-certs.sh failed")
-        return directory + "/" + name
-    }
-
+/// TLS contexts from TestSupport's TestCertificates (the files of make-certs.sh, made once per test run).
+extension TestCertificates {
     /// A server context presenting `leafName`.pem with its key.
-    static func serverContext(_ leafName: String, clientRoots: [PEMSource] = []) throws -> TLSContext {
+    static func serverContext(_ leafName: String, clientRoots: [PEMSource] = []) async throws -> TLSContext {
         try TLSContext(
             server: TLSServerConfiguration(
-                certificateChain: .file(path: path(leafName + ".pem")),
-                privateKey: .file(path: path(leafName + ".key")), clientCertificateTrustRoots: clientRoots
+                certificateChain: .file(path: try await path(leafName + ".pem")),
+                privateKey: .file(path: try await path(leafName + ".key")), clientCertificateTrustRoots: clientRoots
             ).transportSettings)
     }
 
     /// A client context trusting only the test CA (not the system store).
-    static func clientContext(trusting roots: [PEMSource]? = nil) throws -> TLSContext {
-        try TLSContext(
-            client: TLSConfiguration(
-                trustsSystemRoots: false, additionalTrustRoots: roots ?? [.file(path: path("ca.pem"))]
-            ).transportSettings)
+    static func clientContext(trusting roots: [PEMSource]? = nil) async throws -> TLSContext {
+        let trusted: [PEMSource]
+        if let roots { trusted = roots } else { trusted = [.file(path: try await path("ca.pem"))] }
+        return try TLSContext(
+            client: TLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: trusted).transportSettings)
     }
 }
 
@@ -120,7 +72,7 @@ struct EchoServer: Sendable {
     /// Starts accepting; with `tls`, each connection is wrapped in a server-side TLS stream first.
     static func start(tls: TLSContext? = nil, host: String = "127.0.0.1") throws -> EchoServer {
         let listener = try Listener.bind(host: host, port: 0)
-        let task = Task {
+        let task = Task(executorPreference: ServerExecutor.shared) {
             await withTaskGroup(of: Void.self) { group in
                 while let socket = try? await listener.accept() {
                     group.addTask {
@@ -159,7 +111,9 @@ struct EchoServer: Sendable {
 
 extension ByteStream {
     /// Reads until `count` bytes arrived or the stream ended.
-    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20))) async throws -> [UInt8] {
+    func read(exactly count: Int, deadline: Deadline = .after(.seconds(20).scaled)) async throws
+        -> [UInt8]
+    {
         var received: [UInt8] = []
         received.reserveCapacity(count)
         while received.count < count {

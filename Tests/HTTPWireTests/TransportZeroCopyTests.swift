@@ -2,6 +2,7 @@
 // from a socket into a file, each checked byte for byte, with their offsets and limits.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -19,12 +20,12 @@ extension TransportTests {
         /// A connected pair: (client side, server side).
         private func connectedPair() async throws -> (TCPSocket, TCPSocket, Listener) {
             let listener = try Listener.bind()
-            async let accepted = listener.accept(deadline: .after(.seconds(5)))
+            async let accepted = listener.accept(deadline: .after(.seconds(5).scaled))
             let client = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
             return (client, try await accepted, listener)
         }
 
-        @Test("sendFile moves the requested range of a file to the socket", .timeLimit(.minutes(1)))
+        @Test("sendFile moves the requested range of a file to the socket", .timeLimit(.scaledMinutes(1)))
         func sendFile() async throws {
             let content = patternBytes(3 << 20)
             let path = temporaryPath("sendfile")
@@ -53,7 +54,7 @@ extension TransportTests {
             for listener in [listener, secondListener] { await listener.close() }
         }
 
-        @Test("spliceToFile moves received bytes into the file, within its limit", .timeLimit(.minutes(1)))
+        @Test("spliceToFile moves received bytes into the file, within its limit", .timeLimit(.scaledMinutes(1)))
         func spliceToFile() async throws {
             let content = patternBytes(3 << 20 + 17)
             let path = temporaryPath("splice")
@@ -63,7 +64,7 @@ extension TransportTests {
 
             let (client, server, listener) = try await connectedPair()
             let writer = Task {
-                try await server.write(content, deadline: .after(.seconds(20)))
+                try await server.write(content, deadline: .after(.seconds(20).scaled))
                 await server.close()
             }
             // The first call is limited to 1,000 bytes, written at offset 0; the rest follows in 1 MiB steps.
@@ -72,7 +73,7 @@ extension TransportTests {
             var total = first
             while true {
                 let moved = try await client.spliceToFile(
-                    file, offset: total, maxBytes: 1 << 20, deadline: .after(.seconds(20)))
+                    file, offset: total, maxBytes: 1 << 20, deadline: .after(.seconds(20).scaled))
                 #expect(moved <= 1 << 20)
                 if moved == 0 { break }
                 total += moved

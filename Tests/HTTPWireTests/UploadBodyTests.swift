@@ -6,6 +6,7 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -13,7 +14,7 @@ import Testing
 
 @Suite struct UploadBodyTests {
     @Test(
-        "a file as the whole body is streamed with its size as Content-Length", .timeLimit(.minutes(1)),
+        "a file as the whole body is streamed with its size as Content-Length", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func wholeFile(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
@@ -21,8 +22,8 @@ import Testing
         // Not a multiple of any piece or block size, so the last piece is a short one.
         let size: Int64 = (24 << 20) + 12_345
         let digest = try await UploadHarness.writeLargeFile(at: path, size: size)
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             for method in [Method.put, .post] {
                 let response = try await client.upload(file: path, to: "upload", method: method).response
@@ -35,12 +36,12 @@ import Testing
         }
     }
 
-    @Test("an empty file is sent as Content-Length: 0 and its progress ends at zero", .timeLimit(.minutes(1)))
+    @Test("an empty file is sent as Content-Length: 0 and its progress ends at zero", .timeLimit(.scaledMinutes(1)))
     func emptyFile() async throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("empty", [])
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(file: path, to: "upload")
             var reports: [TransferProgress] = []
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test(
-        "a stream of unknown length is sent chunked, every byte in order", .timeLimit(.minutes(1)),
+        "a stream of unknown length is sent chunked, every byte in order", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func chunkedStream(transport: UploadHarness.Transport) async throws {
         // Pieces of uneven sizes, one of them empty (it must not end the body early).
@@ -63,8 +64,8 @@ import Testing
             for piece in pieces { continuation.yield(piece) }
             continuation.finish()
         }
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(HTTPRequest(method: .post, url: "upload", body: .stream(stream)))
             var reports: [TransferProgress] = []
@@ -87,7 +88,7 @@ import Testing
 
     @Test(
         "a file that changes size during the upload fails it, and the server never gets a whole body",
-        .timeLimit(.minutes(1)), arguments: FileChange.allCases, UploadHarness.Transport.allCases)
+        .timeLimit(.scaledMinutes(1)), arguments: FileChange.allCases, UploadHarness.Transport.allCases)
     func fileChangesDuringUpload(change: FileChange, transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("growing.log").path
@@ -95,8 +96,8 @@ import Testing
         try await UploadHarness.writeLargeFile(at: path, size: size)
         let lines = Mutex<[String]>([])
         let server = try await FixtureServer.start(
-            tls: try UploadHarness.serverTLS(transport), log: { line in lines.withLock { $0.append(line) } })
-        let client = try UploadHarness.client(for: server)
+            tls: try await UploadHarness.serverTLS(transport), log: { line in lines.withLock { $0.append(line) } })
+        let client = try await UploadHarness.client(for: server)
         // The change happens from the first progress report: the upload has started and is far from done.
         let changed = Atomic(false)
         var request = HTTPRequest(method: .put, url: "upload", body: .file(path: path))
@@ -135,7 +136,7 @@ import Testing
     }
 
     @Test(
-        "a 200 MB upload keeps the process's memory flat", .timeLimit(.minutes(2)),
+        "a 200 MB upload keeps the process's memory flat", .timeLimit(.scaledMinutes(2)),
         arguments: UploadHarness.Transport.allCases)
     func memoryStaysFlat(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
@@ -143,8 +144,8 @@ import Testing
         let size: Int64 = 200_000_000
         try await UploadHarness.writeLargeFile(at: path, size: size)
         // Over TLS the file passes through user space in blocks: each must be released once written.
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             var form = MultipartForm()
             form.addField(name: "kind", value: "archive")
@@ -175,19 +176,20 @@ extension UploadBodyTests {
     /// Held only by a reactor operation's closure.
     final class Token: Sendable {}
 
-    @Test("a finished reactor operation lets go of what its closure held", .timeLimit(.minutes(1)))
+    @Test("a finished reactor operation lets go of what its closure held", .timeLimit(.scaledMinutes(1)))
     func finishedOperationReleasesItsClosure() async throws {
         // Over TLS each block of a file upload is held by the closure of the write that sent it. While a long
         // wait (the response head) sits at the top of the reactor's deadline heap, finished writes stay in
         // the heap until it is swept, so a closure kept there would keep its block (hundreds of MiB).
         let server = try EchoServer.start()
-        let deadline = Deadline.after(.seconds(20))
+        let deadline = Deadline.after(.seconds(20).scaled)
         let waiting = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         let other = try await TCPSocket.connect(host: "127.0.0.1", port: server.port, deadline: deadline)
         // The long wait: nothing is ever sent on `waiting`, and its deadline is the earliest.
         let longWait = Task {
             var buffer: [UInt8] = []
-            return try await waiting.read(into: &buffer, maxBytes: 16, deadline: .after(.seconds(10)))
+            return try await waiting.read(
+                into: &buffer, maxBytes: 16, deadline: .after(.seconds(10).scaled))
         }
         weak var weakToken: Token?
         do {
@@ -198,7 +200,7 @@ extension UploadBodyTests {
             // The first attempt sends one byte and waits for its echo (so the operation is parked and in the
             // heap); a later attempt reads the echo and finishes.
             let echoed: Int = try await Reactor.shared.perform(
-                on: descriptor, deadline: .after(.seconds(15))
+                on: descriptor, deadline: .after(.seconds(15).scaled)
             ) {
                 _ = token
                 var byte: UInt8 = 0x2A

@@ -6,6 +6,7 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -20,13 +21,15 @@ import Testing
     }
 
     @Test(
-        "a server that answers 100 Continue gets the body", .timeLimit(.minutes(1)),
+        "a server that answers 100 Continue gets the body", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func accepted(transport: UploadHarness.Transport) async throws {
         let (directory, path, digest) = try await Self.makeFile(size: 3 << 20)
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
             // A long timer: only the server's 100 can release the body within the test's time.
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
+            let client = try await UploadHarness.client(for: server) {
+                $0.timeouts.expectContinue = .seconds(30).scaled
+            }
             defer { Task { await client.shutdown() } }
             let response = try await client.upload(file: path, to: "expect", method: .put, expectContinue: true)
                 .response
@@ -47,11 +50,13 @@ import Testing
 
     @Test(
         "a final response to the head means the body is not sent and the connection is not reused",
-        .timeLimit(.minutes(1)), arguments: [413, 401])
+        .timeLimit(.scaledMinutes(1)), arguments: [413, 401])
     func rejected(status: Int) async throws {
         let (directory, path, _) = try await Self.makeFile(size: 8 << 20)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
+            let client = try await UploadHarness.client(for: server) {
+                $0.timeouts.expectContinue = .seconds(30).scaled
+            }
             defer { Task { await client.shutdown() } }
             let clock = ContinuousClock()
             let start = clock.now
@@ -62,7 +67,7 @@ import Testing
             #expect(response.status.rawValue == status)
             #expect(response.text == "rejected before the body\n")
             #expect(reports.isEmpty, "body bytes were sent: \(reports.map(\.receivedBytes))")
-            #expect(clock.now - start < .seconds(10))  // not the 30 s continue timer
+            #expect(clock.now - start < .seconds(10).scaled)  // not the 30 s continue timer
             // The server may still expect the announced bytes: the next request needs a new connection.
             let opened = client.connectionsOpened
             let next = try await client.upload(file: path, to: "upload").response
@@ -72,11 +77,13 @@ import Testing
         _ = directory
     }
 
-    @Test("a 417 answer makes the client repeat the request without the expectation", .timeLimit(.minutes(1)))
+    @Test("a 417 answer makes the client repeat the request without the expectation", .timeLimit(.scaledMinutes(1)))
     func expectationFailed() async throws {
         let (directory, path, _) = try await Self.makeFile(size: 1 << 20)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .seconds(30) }
+            let client = try await UploadHarness.client(for: server) {
+                $0.timeouts.expectContinue = .seconds(30).scaled
+            }
             defer { Task { await client.shutdown() } }
             let response = try await client.upload(file: path, to: "expect?reject=417", expectContinue: true).response
             // This route refuses every request, so the repeat gets a 417 too; what matters is its head.
@@ -90,11 +97,11 @@ import Testing
         _ = directory
     }
 
-    @Test("a server that ignores Expect gets the body when the client's wait runs out", .timeLimit(.minutes(1)))
+    @Test("a server that ignores Expect gets the body when the client's wait runs out", .timeLimit(.scaledMinutes(1)))
     func ignored() async throws {
         let (directory, path, digest) = try await Self.makeFile(size: 2 << 20)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server) { $0.timeouts.expectContinue = .milliseconds(300) }
+            let client = try await UploadHarness.client(for: server) { $0.timeouts.expectContinue = .milliseconds(300) }
             defer { Task { await client.shutdown() } }
             let clock = ContinuousClock()
             let start = clock.now

@@ -6,6 +6,7 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -19,22 +20,23 @@ enum UploadHarness {
     }
 
     /// The fixture's TLS configuration (leaf certificate from make-certs.sh), or nil for plain HTTP.
-    static func serverTLS(_ transport: Transport) throws -> TLSServerConfiguration? {
+    static func serverTLS(_ transport: Transport) async throws -> TLSServerConfiguration? {
         guard transport == .tls else { return nil }
         return TLSServerConfiguration(
-            certificateChain: .file(path: try TestCertificates.path("leaf.pem")),
-            privateKey: .file(path: try TestCertificates.path("leaf.key")))
+            certificateChain: .file(path: try await TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try await TestCertificates.path("leaf.key")))
     }
 
     /// A client for `server`: its base URL, the test CA trusted, and any further settings.
     static func client(
         for server: FixtureServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }
-    ) throws -> HTTPClient {
+    ) async throws -> HTTPClient {
         var configuration = ClientConfiguration()
         configuration.baseURL = server.baseURL
         if server.isTLS {
             configuration.tls = TLSConfiguration(
-                trustsSystemRoots: false, additionalTrustRoots: [.file(path: try TestCertificates.path("ca.pem"))])
+                trustsSystemRoots: false, additionalTrustRoots: [.file(path: try await TestCertificates.path("ca.pem"))]
+            )
         }
         configure(&configuration)
         return HTTPClient(configuration: configuration)
@@ -64,15 +66,7 @@ enum UploadHarness {
     /// cooperative threads would stall the other suites running in parallel (their timers and I/O).
     @discardableResult
     static func writeLargeFile(at path: String, size: Int64, seed: UInt64 = 7) async throws -> String {
-        try await onOwnThread { try writeLargeFileNow(at: path, size: size, seed: seed) }
-    }
-
-    /// Runs slow synchronous work (generating bytes, running Python) on a thread of its own, so the few
-    /// cooperative threads stay free for the I/O of the suites running in parallel.
-    static func onOwnThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
+        try await DedicatedThread.run { try writeLargeFileNow(at: path, size: size, seed: seed) }
     }
 
     private static func writeLargeFileNow(at path: String, size: Int64, seed: UInt64) throws -> String {
@@ -127,7 +121,8 @@ enum UploadHarness {
 
 /// A one-connection HTTP server that reads a Content-Length request body slowly (`bytesPerRead` every
 /// `pause`), then answers 200 with the byte count it received, so an upload takes long enough for its
-/// progress to be watched. The pause is rate limiting, not synchronisation.
+/// progress to be watched. The pause is rate limiting, not synchronisation. Its task runs on the fixture
+/// server's ServerExecutor and pauses on its clock, like every test server.
 struct SlowSink: Sendable {
     let listener: Listener
     let task: Task<Int64, any Error>
@@ -146,9 +141,9 @@ struct SlowSink: Sendable {
     static func start(bytesPerRead: Int = 64 * 1024, pause: Duration = .milliseconds(2)) throws -> SlowSink {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let counter = Counter()
-        let task = Task { () throws -> Int64 in
-            let socket = try await listener.accept(deadline: .after(.seconds(30)))
-            let deadline = Deadline.after(.seconds(60))
+        let task = Task(executorPreference: ServerExecutor.shared) { () throws -> Int64 in
+            let socket = try await listener.accept(deadline: .after(.seconds(30).scaled))
+            let deadline = Deadline.after(.seconds(60).scaled)
             var buffer: [UInt8] = []
             // The head: read until the empty line, then take Content-Length from it.
             var headEnd: Int?
@@ -168,7 +163,7 @@ struct SlowSink: Sendable {
                 guard count > 0 else { break }
                 received += Int64(count)
                 counter.add(Int64(count))
-                try await Task.sleep(for: pause)
+                try await ServerExecutor.sleep(for: pause)
             }
             let answer = "HTTP/1.1 200 OK\r\nContent-Length: \(String(received).utf8.count)\r\n\r\n\(received)"
             try await socket.write(Array(answer.utf8)[...], deadline: deadline)
@@ -207,8 +202,8 @@ struct RetryServer: Sendable {
 
     static func start() throws -> RetryServer {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
-        let task = Task { () throws -> (heads: [String], body: [UInt8]) in
-            let deadline = Deadline.after(.seconds(30))
+        let task = Task(executorPreference: ServerExecutor.shared) { () throws -> (heads: [String], body: [UInt8]) in
+            let deadline = Deadline.after(.seconds(30).scaled)
             var heads: [String] = []
             let first = try await listener.accept(deadline: deadline)
             var buffer: [UInt8] = []

@@ -8,6 +8,7 @@ import Foundation
 import HTTPWireCodec
 import HTTPWireTransport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -64,7 +65,7 @@ import Testing
         #expect(endsWithCloseDelimiter)
 
         let body = response.body
-        let parsed = try await UploadHarness.onOwnThread { try PythonMultipartParser.parse(body, boundary: boundary) }
+        let parsed = try await PythonMultipartParser.parse(body, boundary: boundary)
         #expect(parsed.isMultipart)
         #expect(parsed.defects.isEmpty)
         #expect(parsed.preamble == nil)
@@ -81,15 +82,15 @@ import Testing
     }
 
     @Test(
-        "a form arrives byte for byte as Python's parser reads it", .timeLimit(.minutes(1)),
+        "a form arrives byte for byte as Python's parser reads it", .timeLimit(.scaledMinutes(1)),
         arguments: UploadHarness.Transport.allCases)
     func roundTrip(transport: UploadHarness.Transport) async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
-        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let (form, expected) = try await DedicatedThread.run { try Self.makeForm(in: url) }
         let contentLength = try form.prepare().contentLength
-        try await withFixtureServer(tls: try UploadHarness.serverTLS(transport)) { server in
-            let client = try UploadHarness.client(for: server)
+        try await withFixtureServer(tls: try await UploadHarness.serverTLS(transport)) { server in
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(form, to: "upload?raw=1")
             var reports: [TransferProgress] = []
@@ -106,15 +107,15 @@ import Testing
     }
 
     @Test(
-        "a 307 or 308 redirect sends the whole form again, the same bytes", .timeLimit(.minutes(1)),
+        "a 307 or 308 redirect sends the whole form again, the same bytes", .timeLimit(.scaledMinutes(1)),
         arguments: [307, 308])
     func replayAfterRedirect(status: Int) async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
-        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let (form, expected) = try await DedicatedThread.run { try Self.makeForm(in: url) }
         let contentLength = try form.prepare().contentLength
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let upload = client.upload(form, to: "redirect-to?status=\(status)&url=%2Fupload%3Fraw%3D1")
             var reports: [Int64] = []
@@ -133,7 +134,7 @@ import Testing
         }
     }
 
-    @Test("a large form's digest matches what the server hashed", .timeLimit(.minutes(1)))
+    @Test("a large form's digest matches what the server hashed", .timeLimit(.scaledMinutes(1)))
     func largeFormDigest() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("video.mp4").path
@@ -143,7 +144,7 @@ import Testing
         form.addField(name: "title", value: "clip")
         form.addFile(name: "video", path: path)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let response = try await client.upload(form, to: "upload").response
             let summary = try response.decode(UploadHarness.Summary.self, using: UploadHarness.decoder)
@@ -170,11 +171,13 @@ import Testing
 }
 
 extension UploadMultipartTests {
-    @Test("a PUT of a form on a connection the server dropped is retried with the whole form", .timeLimit(.minutes(1)))
+    @Test(
+        "a PUT of a form on a connection the server dropped is retried with the whole form",
+        .timeLimit(.scaledMinutes(1)))
     func replayOnRetry() async throws {
         let directory = try TemporaryDirectory()
         let url = directory.url
-        let (form, expected) = try await UploadHarness.onOwnThread { try Self.makeForm(in: url) }
+        let (form, expected) = try await DedicatedThread.run { try Self.makeForm(in: url) }
         let contentLength = try form.prepare().contentLength
         let server = try RetryServer.start()
         var configuration = ClientConfiguration()

@@ -6,13 +6,14 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import HTTPWire
 
 @Suite struct UploadProgressTests {
     @Test(
-        "progress arrives steadily during a slow upload and ends at the total", .timeLimit(.minutes(1)),
+        "progress arrives steadily during a slow upload and ends at the total", .timeLimit(.scaledMinutes(1)),
         arguments: [false, true])
     func steadyProgress(asForm: Bool) async throws {
         let directory = try TemporaryDirectory()
@@ -54,14 +55,14 @@ import Testing
         #expect(measured.last?.progress.estimatedTimeRemaining == .zero)
     }
 
-    @Test("the callback on HTTPRequest sees the same monotonic, metered values", .timeLimit(.minutes(1)))
+    @Test("the callback on HTTPRequest sees the same monotonic, metered values", .timeLimit(.scaledMinutes(1)))
     func callbackVariant() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("data").path
         let size: Int64 = 9 << 20
         try await UploadHarness.writeLargeFile(at: path, size: size)
         try await withFixtureServer { server in
-            let client = try UploadHarness.client(for: server)
+            let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
             let seen = Mutex<[Int64]>([])
             var request = HTTPRequest(method: .put, url: "redirect-to?status=308&url=%2Fsink", body: .file(path: path))

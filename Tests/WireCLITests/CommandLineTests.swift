@@ -1,12 +1,13 @@
 // CommandLineTests: the built `wire` binary run as a user runs it — exit status, stdout and the exact
 // stderr lines for --version, every help text, usage mistakes, and commands that await the client.
 
+import TestSupport
 import Testing
 
 @testable import wire
 
 @Suite struct CommandLineTests {
-    @Test("--version prints the name and version on stdout and exits 0", .timeLimit(.minutes(1)))
+    @Test("--version prints the name and version on stdout and exits 0", .timeLimit(.scaledMinutes(1)))
     func version() async throws {
         let result = try await WireProcess.run(["--version"])
         #expect(result.status == 0)
@@ -15,7 +16,7 @@ import Testing
         #expect(result.standardError.isEmpty)
     }
 
-    @Test("--help, -h and help print the top-level usage listing every command", .timeLimit(.minutes(1)))
+    @Test("--help, -h and help print the top-level usage listing every command", .timeLimit(.scaledMinutes(1)))
     func topLevelHelp() async throws {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try await WireProcess.run(arguments)
@@ -30,7 +31,7 @@ import Testing
 
     @Test(
         "every command's help is the same from --help, -h and help, and lists exactly its options",
-        .timeLimit(.minutes(1)), arguments: CommandName.allCases)
+        .timeLimit(.scaledMinutes(1)), arguments: CommandName.allCases)
     func commandHelp(command: CommandName) async throws {
         let name = command.rawValue
         var runs: [WireResult] = []
@@ -53,7 +54,7 @@ import Testing
 
     @Test(
         "usage mistakes exit 2 with one error line and a hint naming the right help",
-        .timeLimit(.minutes(1)),
+        .timeLimit(.scaledMinutes(1)),
         arguments: [
             ([], "no command given", "wire --help"),
             (["fetch", "http://x/"], "unknown command \"fetch\"", "wire --help"),

@@ -1,6 +1,7 @@
 // TerminalTests: Terminal's terminal questions against a real pseudo-terminal and a pipe in this process,
 // and the harness that runs the wire binary under a pseudo-terminal (util-linux `script`).
 
+import TestSupport
 import Testing
 
 @testable import wire
@@ -66,7 +67,7 @@ import Testing
         #expect(received == Array(text.utf8))
     }
 
-    @Test("the pseudo-terminal harness gives wire a terminal on stdout and stderr", .timeLimit(.minutes(1)))
+    @Test("the pseudo-terminal harness gives wire a terminal on stdout and stderr", .timeLimit(.scaledMinutes(1)))
     func harness() async throws {
         // A terminal turns "\n" into "\r\n" (ONLCR); a pipe passes it through. That difference proves
         // which one wire wrote to, on stdout (--version) and on stderr (a usage error).

@@ -1,10 +1,11 @@
 // WireDemoTests: `wire demo` — the tour `make demo` runs — completes every scenario and exits 0, in a pipe
 // (so no progress bar is drawn), within the minute the README promises.
 
+import TestSupport
 import Testing
 
 @Suite struct WireDemoTests {
-    @Test("wire demo runs every scenario, checks it, and exits 0", .timeLimit(.minutes(1)))
+    @Test("wire demo runs every scenario, checks it, and exits 0", .timeLimit(.scaledMinutes(1)))
     func demo() async throws {
         let result = try await WireProcess.run(["demo"])
         #expect(result.status == 0, "\(result.standardOutput.suffix(2000))\n\(result.standardError)")

@@ -5,6 +5,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireTransport
+import TestSupport
 import Testing
 
 /// One failure to provoke: the arguments (with `{base}` for the server's base URL), the exit status, and
@@ -64,7 +65,9 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
             line: "wire: error: receive failed: connection reset by peer (errno 104)"),
     ]
 
-    @Test("each failure exits with curl's code and prints one error line", .timeLimit(.minutes(1)), arguments: cases)
+    @Test(
+        "each failure exits with curl's code and prints one error line", .timeLimit(.scaledMinutes(1)), arguments: cases
+    )
     func failure(_ failure: FailureCase) async throws {
         try await withFixtureServer { server in
             let arguments = failure.arguments.map { $0.replacingOccurrences(of: "{base}", with: server.baseURL) }
@@ -81,20 +84,19 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test("a closed port exits 7", .timeLimit(.minutes(1)))
+    @Test("a closed port exits 7", .timeLimit(.scaledMinutes(1)))
     func closedPort() async throws {
-        // A port that was just free: bound by a server that is then stopped.
-        let server = try await FixtureServer.start()
-        let port = server.port
-        await server.stop()
-        let result = try await WireProcess.run(["get", "http://127.0.0.1:\(port)/"])
-        #expect(result.status == 7)
-        #expect(
-            result.standardError
-                == "wire: error: could not connect to 127.0.0.1 port \(port): connection refused (errno 111)\n")
+        // A port held by a bound socket that never listens, for as long as wire runs.
+        try await withClosedPort { port in
+            let result = try await WireProcess.run(["get", "http://127.0.0.1:\(port)/"])
+            #expect(result.status == 7)
+            #expect(
+                result.standardError
+                    == "wire: error: could not connect to 127.0.0.1 port \(port): connection refused (errno 111)\n")
+        }
     }
 
-    @Test("a reset while the request body is being sent exits 55 or 56", .timeLimit(.minutes(1)))
+    @Test("a reset while the request body is being sent exits 55 or 56", .timeLimit(.scaledMinutes(1)))
     func resetDuringUpload() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wire-reset-\(UUID())").path
         try Data(count: 8 << 20).write(to: URL(fileURLWithPath: path))
@@ -108,23 +110,24 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test("a server that does not speak TLS exits 35", .timeLimit(.minutes(1)))
+    @Test("a server that does not speak TLS exits 35", .timeLimit(.scaledMinutes(1)))
     func tlsHandshakeFailure() async throws {
         // A plain listener that answers the ClientHello with an HTTP error, as a plain server would.
         let listener = try Listener.bind()
-        let serving = Task {
+        let serving = Task(executorPreference: ServerExecutor.shared) {
             while let socket = try? await listener.accept() {
                 var buffer: [UInt8] = []
-                _ = try? await socket.read(into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5)))
+                _ = try? await socket.read(
+                    into: &buffer, maxBytes: 4096, deadline: .after(.seconds(5).scaled))
                 try? await socket.write(
                     Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)[...],
-                    deadline: .after(.seconds(5)))
+                    deadline: .after(.seconds(5).scaled))
                 await socket.close()
             }
         }
         defer { serving.cancel() }
         let result = try await WireProcess.run([
-            "get", "--connect-timeout", "30", "https://127.0.0.1:\(listener.port)/",
+            "get", "--connect-timeout", "\(Int(30 * TestTime.scale))", "https://127.0.0.1:\(listener.port)/",
         ])
         await listener.close()
         #expect(result.status == 35)
@@ -132,10 +135,10 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
     }
 
     @Test(
-        "an untrusted or misnamed certificate exits 60; the right CA passes", .timeLimit(.minutes(1)),
+        "an untrusted or misnamed certificate exits 60; the right CA passes", .timeLimit(.scaledMinutes(1)),
         arguments: [("leaf", false, 60), ("wrong-host", true, 60), ("leaf", true, 0)])
     func certificate(leaf: String, trustsCA: Bool, status: Int32) async throws {
-        let directory = try #require(await CLITestCertificates.directory, "make-certs.sh failed")
+        let directory = try #require(await TestCertificates.directory, "make-certs.sh failed")
         let tls = TLSServerConfiguration(
             certificateChain: .file(path: "\(directory)/\(leaf).pem"),
             privateKey: .file(path: "\(directory)/\(leaf).key"))
@@ -149,25 +152,5 @@ struct FailureCase: Sendable, CustomTestStringConvertible {
                 #expect(result.standardOutput.contains("hello from the HTTPWire fixture server"))
             }
         }
-    }
-}
-
-/// The throwaway CA and certificates of Fixtures/tls/make-certs.sh, made once per test process. The script
-/// runs for seconds: it is awaited on a dispatch thread, so the cooperative pool (which the fixture servers
-/// of concurrently running tests need) is never blocked by it.
-enum CLITestCertificates {
-    private static let making = Task<String?, Never> {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fixtures/tls/make-certs.sh").path
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("wire-cli-tls-\(UUID())").path
-        guard let running = try? RunningWire(executable: "/bin/sh", arguments: [script, output], directory: nil),
-            let result = try? await running.finish(), result.status == 0
-        else { return nil }
-        return output
-    }
-
-    /// The directory holding ca.pem, leaf.pem, wrong-host.pem and their keys, or nil if the script failed.
-    static var directory: String? {
-        get async { await making.value }
     }
 }

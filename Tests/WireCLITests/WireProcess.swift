@@ -1,10 +1,11 @@
 // WireProcess: runs the built `wire` binary the way a user does — as a child process with arguments —
 // and collects its exit status, stdout and stderr; `underPseudoTerminal` runs it with a terminal on
-// stdin, stdout and stderr through util-linux `script`. Every wait happens on a dispatch thread, never on
-// the cooperative pool: the fixture server a test runs wire against needs those threads to answer.
+// stdin, stdout and stderr through util-linux `script`. The children are TestSupport's Subprocess: every
+// wait happens on a thread of its own, never on the cooperative pool or a dispatch queue.
 // Test support only; Foundation is fine here.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// What one run of `wire` produced.
@@ -12,8 +13,15 @@ struct WireResult {
     var status: Int32
     var standardOutput: String
     var standardError: String
-    /// stdout as bytes, for bodies that are not text (empty for runs that only collect text).
+    /// stdout as bytes, for bodies that are not text.
     var outputBytes: [UInt8] = []
+
+    init(_ result: Subprocess.Result) {
+        status = result.status
+        standardOutput = result.outputText
+        standardError = result.errorText
+        outputBytes = result.standardOutput
+    }
 }
 
 /// Finds and runs the `wire` executable that the test run built.
@@ -34,29 +42,23 @@ enum WireProcess {
     static func underPseudoTerminal(_ arguments: [String], columns: Int = 80) async throws -> WireResult {
         let command = ([try executablePath()] + arguments).map(shellQuoted).joined(separator: " ")
         let shell = "stty cols \(columns) rows 24; exec \(command)"
-        let running = try RunningWire(
-            executable: "/usr/bin/script", arguments: ["-qec", shell, "/dev/null"], directory: nil)
-        return try await running.finish()
+        return WireResult(try await Subprocess.run("/usr/bin/script", ["-qec", shell, "/dev/null"]))
     }
 
-    /// Runs `wire arguments...` without blocking a thread of the cooperative pool while it runs (the fixture
-    /// server of the same test needs those threads to answer it).
+    /// Runs `wire arguments...` to its end.
     static func run(_ arguments: [String], in directory: String? = nil) async throws -> WireResult {
-        let running = try start(arguments, in: directory)
-        return try await running.finish()
+        WireResult(try await Subprocess.run(try executablePath(), arguments, directory: directory))
     }
 
-    /// Starts `wire arguments...` and returns at once, so a test can signal it mid-way.
-    static func start(_ arguments: [String], in directory: String? = nil) throws -> RunningWire {
-        try RunningWire(executable: executablePath(), arguments: arguments, directory: directory)
+    /// Starts `wire arguments...` and returns at once, so a test can signal it mid-way; `finish` it after.
+    static func start(_ arguments: [String], in directory: String? = nil) async throws -> RunningWire {
+        RunningWire(try await Subprocess.start(try executablePath(), arguments, directory: directory))
     }
 
     /// Runs a shell command line (`sh -c`) in which `$WIRE` is the wire binary, for pipelines.
     static func shell(_ commandLine: String) async throws -> WireResult {
-        let running = try RunningWire(
-            executable: "/bin/sh", arguments: ["-c", commandLine], directory: nil,
-            environment: ["WIRE": try executablePath()])
-        return try await running.finish()
+        WireResult(
+            try await Subprocess.run("/bin/sh", ["-c", commandLine], environment: ["WIRE": try executablePath()]))
     }
 
     /// `text` as one single-quoted shell word.
@@ -65,63 +67,26 @@ enum WireProcess {
     }
 }
 
-/// A `wire` process that is still running: signal it, then wait for its result.
-final class RunningWire: @unchecked Sendable {
-    private let process = Process()
-    private let directory: URL
-    private let outputURL: URL
-    private let errorURL: URL
+/// A `wire` process that is still running: watch its output, signal it, then wait for its result.
+struct RunningWire: Sendable {
+    let child: Subprocess
 
-    init(
-        executable: String, arguments: [String], directory workingDirectory: String?,
-        environment: [String: String] = [:]
-    )
-        throws
-    {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        outputURL = directory.appendingPathComponent("stdout")
-        errorURL = directory.appendingPathComponent("stderr")
-        try #require(FileManager.default.createFile(atPath: outputURL.path, contents: nil))
-        try #require(FileManager.default.createFile(atPath: errorURL.path, contents: nil))
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
+    init(_ child: Subprocess) {
+        self.child = child
     }
-
-    /// The child's process id.
-    var pid: Int32 { process.processIdentifier }
 
     /// Sends `signal` (SIGINT, SIGKILL, ...) to the child.
     func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        child.send(signal)
     }
 
-    /// The bytes the child has written to stdout so far.
-    var outputSoFar: Data { (try? Data(contentsOf: outputURL)) ?? Data() }
+    /// What the child has written to stdout so far, as text.
+    func outputSoFar() async -> String {
+        String(decoding: await child.outputSoFar(), as: UTF8.self)
+    }
 
-    /// Waits for the child to end (on a dispatch thread, not the cooperative pool) and collects its output.
+    /// Waits for the child to end (off the cooperative pool) and collects its output.
     func finish() async throws -> WireResult {
-        let process = self.process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return WireResult(
-            status: status, standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-            standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self),
-            outputBytes: Array(try Data(contentsOf: outputURL)))
+        WireResult(try await child.finish())
     }
 }

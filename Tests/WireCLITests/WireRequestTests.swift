@@ -5,6 +5,7 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct WireRequestTests {
@@ -16,7 +17,9 @@ import Testing
         return response.body
     }
 
-    @Test("get writes the body to stdout byte for byte", .timeLimit(.minutes(1)), arguments: [0, 1, 65_535, 1_000_003])
+    @Test(
+        "get writes the body to stdout byte for byte", .timeLimit(.scaledMinutes(1)),
+        arguments: [0, 1, 65_535, 1_000_003])
     func bodyBytes(count: Int) async throws {
         try await withFixtureServer { server in
             let url = server.baseURL + "bytes/\(count)"
@@ -28,7 +31,7 @@ import Testing
         }
     }
 
-    @Test("several URLs are fetched in order over one kept-alive connection", .timeLimit(.minutes(1)))
+    @Test("several URLs are fetched in order over one kept-alive connection", .timeLimit(.scaledMinutes(1)))
     func reuse() async throws {
         try await withFixtureServer { server in
             let urls = ["bytes/100", "json", "bytes/7?seed=3", "chunked?chunks=3&size=5"].map { server.baseURL + $0 }
@@ -42,7 +45,7 @@ import Testing
         }
     }
 
-    @Test("wire get alone opens one connection for many URLs", .timeLimit(.minutes(1)))
+    @Test("wire get alone opens one connection for many URLs", .timeLimit(.scaledMinutes(1)))
     func oneConnection() async throws {
         try await withFixtureServer { server in
             let urls = (0..<20).map { server.baseURL + "bytes/\($0 * 10)" }
@@ -54,7 +57,9 @@ import Testing
         }
     }
 
-    @Test("--parallel runs transfers at once and still writes the bodies in the order given", .timeLimit(.minutes(1)))
+    @Test(
+        "--parallel runs transfers at once and still writes the bodies in the order given",
+        .timeLimit(.scaledMinutes(1)))
     func parallel() async throws {
         try await withFixtureServer { server in
             // The first URL answers last; its body must still come first.
@@ -70,7 +75,7 @@ import Testing
         }
     }
 
-    @Test("head and -i print the status line, then one Name: value line per field", .timeLimit(.minutes(1)))
+    @Test("head and -i print the status line, then one Name: value line per field", .timeLimit(.scaledMinutes(1)))
     func heads() async throws {
         try await withFixtureServer { server in
             let url = server.baseURL + "headers?X-One=1&X-Two=two%20words"
@@ -94,7 +99,7 @@ import Testing
         }
     }
 
-    @Test("post and put send --json, --data and --data @FILE; delete sends DELETE", .timeLimit(.minutes(1)))
+    @Test("post and put send --json, --data and --data @FILE; delete sends DELETE", .timeLimit(.scaledMinutes(1)))
     func bodies() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wire-body-\(UUID())").path
         try Data("from a file".utf8).write(to: URL(fileURLWithPath: path))
@@ -122,7 +127,7 @@ import Testing
         }
     }
 
-    @Test("-v shows request and response heads on stderr with credentials redacted", .timeLimit(.minutes(1)))
+    @Test("-v shows request and response heads on stderr with credentials redacted", .timeLimit(.scaledMinutes(1)))
     func verbose() async throws {
         try await withFixtureServer { server in
             let result = try await WireProcess.run([
@@ -140,7 +145,7 @@ import Testing
         }
     }
 
-    @Test("a non-ASCII URL is sent percent-encoded", .timeLimit(.minutes(1)))
+    @Test("a non-ASCII URL is sent percent-encoded", .timeLimit(.scaledMinutes(1)))
     func nonASCII() async throws {
         try await withFixtureServer { server in
             let result = try await WireProcess.run(["get", server.baseURL + "echo?q=café crème"])
@@ -149,7 +154,7 @@ import Testing
         }
     }
 
-    @Test("-o writes the body to a file, and --fail leaves none behind", .timeLimit(.minutes(1)))
+    @Test("-o writes the body to a file, and --fail leaves none behind", .timeLimit(.scaledMinutes(1)))
     func outputFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-o-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -169,7 +174,7 @@ import Testing
         }
     }
 
-    @Test("a reader closing the pipe early ends wire with exit 23, not SIGPIPE", .timeLimit(.minutes(1)))
+    @Test("a reader closing the pipe early ends wire with exit 23, not SIGPIPE", .timeLimit(.scaledMinutes(1)))
     func closedPipe() async throws {
         try await withFixtureServer { server in
             // bash's PIPESTATUS holds wire's own status (a SIGPIPE death would be 141).
@@ -181,7 +186,7 @@ import Testing
         }
     }
 
-    @Test("options work before and after the URLs", .timeLimit(.minutes(1)))
+    @Test("options work before and after the URLs", .timeLimit(.scaledMinutes(1)))
     func optionOrder() async throws {
         try await withFixtureServer { server in
             let url = server.baseURL + "headers?X-Answer=42"

@@ -3,33 +3,40 @@
 // certificates that `--cacert` then trusts, and stops on Ctrl-C with exit 0.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct WireServeTests {
-    /// Waits until the server has printed its base URL, and returns it (`http://127.0.0.1:PORT/`).
+    /// Waits (up to 40 s, scaled) until the server has printed its base URL, and returns it
+    /// (`http://127.0.0.1:PORT/`).
     private func baseURL(of server: RunningWire) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(40)
-        while ContinuousClock.now < deadline {
-            let text = String(decoding: server.outputSoFar, as: UTF8.self)
-            if let range = text.range(of: "the test routes at ") {
-                let rest = text[range.upperBound...]
-                if let end = rest.firstIndex(of: "\n") { return String(rest[..<end]) }
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var url: String?
+        _ = await eventually(within: .seconds(40)) {
+            url = Self.baseURL(in: await server.outputSoFar())
+            return url != nil
         }
-        throw CancellationError()
+        let printed = await server.outputSoFar()
+        return try #require(url, "serve printed no base URL: \(printed)")
+    }
+
+    /// The base URL in what `serve` printed, once the whole line is there.
+    private static func baseURL(in text: String) -> String? {
+        guard let range = text.range(of: "the test routes at ") else { return nil }
+        let rest = text[range.upperBound...]
+        return rest.firstIndex(of: "\n").map { String(rest[..<$0]) }
     }
 
     @Test(
         "serve prints its URL, serves DIR with ranges, logs Range and If-Range, and stops on Ctrl-C",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func serve() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-serve-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Data("0123456789abcdef".utf8).write(to: URL(fileURLWithPath: directory + "/digits.txt"))
 
-        let server = try WireProcess.start(["serve", directory, "--log"])
+        let server = try await WireProcess.start(["serve", directory, "--log"])
+        defer { server.send(SIGKILL) }  // only if the test stopped before Ctrl-C ended it
         let base = try await baseURL(of: server)
         #expect(base.hasPrefix("http://127.0.0.1:"))
         let whole = try await WireProcess.run(["get", base + "files/digits.txt"])
@@ -54,12 +61,13 @@ import Testing
         #expect(log.last == "wire: server stopped")
     }
 
-    @Test("serve --tls makes a throwaway CA that --cacert trusts", .timeLimit(.minutes(1)))
+    @Test("serve --tls makes a throwaway CA that --cacert trusts", .timeLimit(.scaledMinutes(1)))
     func tls() async throws {
-        let server = try WireProcess.start(["serve", "--tls"])
+        let server = try await WireProcess.start(["serve", "--tls"])
+        defer { server.send(SIGKILL) }  // only if the test stopped before Ctrl-C ended it
         let base = try await baseURL(of: server)
         #expect(base.hasPrefix("https://127.0.0.1:"))
-        let text = String(decoding: server.outputSoFar, as: UTF8.self)
+        let text = await server.outputSoFar()
         let caLine = try #require(text.split(separator: "\n").first { $0.contains("--cacert ") })
         let caFile = try #require(caLine.split(separator: " ").drop { $0 != "--cacert" }.dropFirst().first)
 

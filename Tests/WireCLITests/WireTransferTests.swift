@@ -6,6 +6,7 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct WireTransferTests {
@@ -20,23 +21,24 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
-    /// Waits (up to `timeout`) until `path` holds at least `bytes` bytes.
+    /// Waits (up to `timeout`, scaled) until `path` holds at least `bytes` bytes.
     private func waitForFile(_ path: String, atLeast bytes: Int, timeout: Duration = .seconds(20)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while fileSize(path) < bytes {
-            try #require(ContinuousClock.now < deadline, "\(path) stayed at \(fileSize(path)) bytes")
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try #require(
+            await eventually(within: timeout) { fileSize(path) >= bytes }, "\(path) stayed at \(fileSize(path)) bytes")
     }
 
-    /// Starts `wire download` of 1 MB served in 10 KB pieces every 10 ms (about a second, long enough to act
-    /// on it part-way) into `directory/file.bin`, and waits until its part file holds `bytes` bytes.
+    /// Pieces of 10 KB every `pieceInterval` ms: 1 MB takes 100 intervals, two seconds at scale 1 — long
+    /// enough for a test to act part-way however slowly a loaded machine runs it.
+    private var pieceInterval: Int { Int((20 * TestTime.scale).rounded(.up)) }
+
+    /// Starts `wire download` of 1 MB served in 10 KB pieces every ``pieceInterval`` ms into
+    /// `directory/file.bin`, and waits until its part file holds `bytes` bytes.
     private func startSlowDownload(
         from server: FixtureServer, into directory: String, atLeast bytes: Int
     ) async throws -> (url: String, target: String, process: RunningWire) {
-        let url = server.baseURL + "bytes/1000000?interval_ms=10&piece=10000"
+        let url = server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000"
         let target = directory + "/file.bin"
-        let process = try WireProcess.start(["download", url, "-o", target])
+        let process = try await WireProcess.start(["download", url, "-o", target])
         try await waitForFile(target + ".part", atLeast: bytes)
         return (url, target, process)
     }
@@ -49,15 +51,20 @@ import Testing
     }
 
     @Test(
-        "a download killed with SIGKILL resumes with Range and If-Range into an identical file", .timeLimit(.minutes(1))
+        "a download killed with SIGKILL resumes with Range and If-Range into an identical file",
+        .timeLimit(.scaledMinutes(1))
     )
     func killedAndResumed() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withFixtureServer { server in
             let (url, target, first) = try await startSlowDownload(from: server, into: directory, atLeast: 300_000)
-            // The resume record is committed every 250 ms; give it one commit past the bytes seen.
-            try await Task.sleep(for: .milliseconds(300))
+            // The resume record is committed every 250 ms: wait for a commit past the bytes seen.
+            try #require(
+                await eventually {
+                    (await Download.storedProgress(forDestination: target))?.receivedBytes ?? 0 >= 300_000
+                },
+                "no resume record committed 300 000 bytes")
             first.send(SIGKILL)
             let killed = try await first.finish()
             #expect(killed.status == 128 + SIGKILL)
@@ -79,7 +86,8 @@ import Testing
     }
 
     @Test(
-        "a second wire download to the same file exits 23 at once and the first one finishes", .timeLimit(.minutes(1)))
+        "a second wire download to the same file exits 23 at once and the first one finishes",
+        .timeLimit(.scaledMinutes(1)))
     func concurrentDownload() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -98,14 +106,14 @@ import Testing
         }
     }
 
-    @Test("Ctrl-C exits 130 and keeps the partial file for the next run", .timeLimit(.minutes(1)))
+    @Test("Ctrl-C exits 130 and keeps the partial file for the next run", .timeLimit(.scaledMinutes(1)))
     func interrupted() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withFixtureServer { server in
-            let url = server.baseURL + "bytes/1000000?interval_ms=20&piece=10000"
+            let url = server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000"
             let target = directory + "/file.bin"
-            let running = try WireProcess.start(["download", url, "-o", target])
+            let running = try await WireProcess.start(["download", url, "-o", target])
             try await waitForFile(target + ".part", atLeast: 100_000)
             running.send(SIGINT)
             let result = try await running.finish()
@@ -122,7 +130,7 @@ import Testing
         }
     }
 
-    @Test("the progress bar is drawn on a terminal and absent in a pipe", .timeLimit(.minutes(1)))
+    @Test("the progress bar is drawn on a terminal and absent in a pipe", .timeLimit(.scaledMinutes(1)))
     func progressBar() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -145,7 +153,7 @@ import Testing
         }
     }
 
-    @Test("upload sends fields and files as one multipart/form-data body", .timeLimit(.minutes(1)))
+    @Test("upload sends fields and files as one multipart/form-data body", .timeLimit(.scaledMinutes(1)))
     func upload() async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -10,10 +10,13 @@
 // body bytes, then closes both sides — a connection dropped mid-body in front of a server that behaves.
 // The "Life of a request" and "Downloads and resuming" articles quote bytes recorded this way. It knows
 // just enough HTTP to find where a response head ends (the first CRLF CRLF); everything else is bytes.
+// Its tasks run on FixtureServer's ServerExecutor, as the servers' do.
 
+import FixtureServer
 import HTTPWire
 import HTTPWireTransport
 import Synchronization
+import TestSupport
 
 /// Relays connections from a local port to `127.0.0.1:targetPort` and records the traffic.
 final class RecordingRelay: Sendable {
@@ -50,7 +53,7 @@ final class RecordingRelay: Sendable {
     private let acceptTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Every wait is bounded, so a stuck peer fails the test instead of hanging it.
-    static let timeout = Duration.seconds(20)
+    static let timeout = Duration.seconds(20).scaled
 
     private init(listener: Listener, targetPort: Int) {
         self.listener = listener
@@ -60,7 +63,7 @@ final class RecordingRelay: Sendable {
     /// Starts relaying from a free loopback port to `127.0.0.1:targetPort`.
     static func start(targetPort: Int) throws -> RecordingRelay {
         let relay = RecordingRelay(listener: try Listener.bind(host: "127.0.0.1", port: 0), targetPort: targetPort)
-        let task = Task { await relay.acceptLoop() }
+        let task = Task(executorPreference: ServerExecutor.shared) { await relay.acceptLoop() }
         relay.acceptTask.withLock { $0 = task }
         return relay
     }
@@ -116,10 +119,10 @@ final class RecordingRelay: Sendable {
                 state.exchanges.append(Exchange())
                 return (state.exchanges.count - 1, state.armedCut)
             }
-            let upstream = Task {
+            let upstream = Task(executorPreference: ServerExecutor.shared) {
                 await self.copy(from: client, to: server, as: .clientToServer, exchange: index, cutAfterBodyBytes: nil)
             }
-            let downstream = Task {
+            let downstream = Task(executorPreference: ServerExecutor.shared) {
                 await self.copy(from: server, to: client, as: .serverToClient, exchange: index, cutAfterBodyBytes: cut)
             }
             state.withLock { state in
