@@ -5,6 +5,7 @@
 
 import Foundation
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import HTTPWire
@@ -13,16 +14,6 @@ import Testing
     static let size = 1_000_000
     static let stallPoint = 300_000
 
-    /// Polls `condition` every 10 ms until it holds or `bound` passes; returns whether it held.
-    private static func holds(within bound: Duration, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + bound
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     private static func committedBytes(atPath path: String) -> Int64? {
         guard case .valid(let record) = ResumeRecord.load(fromPath: path) else { return nil }
         return record.committedBytes
@@ -30,7 +21,7 @@ import Testing
 
     @Test(
         "a stream that stalls has every received byte flushed and counted in the record soon after",
-        .timeLimit(.minutes(1)), arguments: [true, false])
+        .timeLimit(.scaledMinutes(1)), arguments: [true, false])
     func stalledStreamIsCommitted(zeroCopy: Bool) async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -46,12 +37,12 @@ import Testing
         let download = client.download(from: server.url, to: destination, options: options)
         await download.waitForProgress(atLeast: Int64(Self.stallPoint))
         // The committer flushes within `quietDelay` (50 ms) of the last byte; 5 s allows a loaded machine.
-        let isCounted = try await Self.holds(within: .seconds(5)) {
+        let isCounted = await eventually(within: .seconds(5)) {
             Self.committedBytes(atPath: destination + ".part.resume") == Int64(Self.stallPoint)
         }
         #expect(
             isCounted, "record says \(String(describing: Self.committedBytes(atPath: destination + ".part.resume")))")
-        #expect(DownloadScratch.contents(destination + ".part") == Array(content[..<Self.stallPoint]))
+        #expect(await DownloadScratch.contents(destination + ".part") == Array(content[..<Self.stallPoint]))
         download.cancel()
         await #expect(throws: CancellationError.self) { try await download.result() }
         #expect(!DownloadScratch.exists(destination + ".part.mark"), "the mark is removed once the record counts all")

@@ -2,6 +2,7 @@
 // `name (1).ext` — while an unfinished download of the same URL under the name is resumed.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -19,7 +20,7 @@ import Testing
         #expect(DownloadFileNaming.numbered(name, number) == expected)
     }
 
-    @Test("a second download of a name into the same directory lands beside the first", .timeLimit(.minutes(1)))
+    @Test("a second download of a name into the same directory lands beside the first", .timeLimit(.scaledMinutes(1)))
     func neverReplaces() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -32,18 +33,18 @@ import Testing
             server.setFile("notes.txt", contents: Array("version two\n".utf8), etag: "\"n2\"")
             let second = try await client.download(from: url, toDirectory: scratch.path).result()
             #expect(second.location == scratch.file("notes (1).txt"))
-            #expect(DownloadScratch.contents(scratch.file("notes.txt")) == Array("version one\n".utf8))
-            #expect(DownloadScratch.contents(scratch.file("notes (1).txt")) == Array("version two\n".utf8))
+            #expect(await DownloadScratch.contents(scratch.file("notes.txt")) == Array("version one\n".utf8))
+            #expect(await DownloadScratch.contents(scratch.file("notes (1).txt")) == Array("version two\n".utf8))
             await client.shutdown()
         }
     }
 
     @Test("an unfinished download of the same URL keeps its name; another URL's part file is skipped")
-    func resumesOwnPartFile() throws {
+    func resumesOwnPartFile() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
         let url = "http://127.0.0.1:8080/files/big.bin"
-        try DownloadResumeTests.stagePartial(
+        try await DownloadResumeTests.stagePartial(
             scratch.file("big.bin"), prefix: [1, 2, 3], url: url, entityTag: "\"b\"", expectedLength: 10)
         #expect(try DownloadFileNaming.freePath(in: scratch.path, for: "big.bin", url: url) == scratch.file("big.bin"))
         #expect(

@@ -5,6 +5,7 @@
 
 import Foundation
 import HTTPWireCodec
+import TestSupport
 import Testing
 
 @testable import FixtureServer
@@ -20,7 +21,7 @@ import Testing
 
     @Test(
         "a POST download sends its method, fields and body, and the result has the response head",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func postDownload() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -45,7 +46,8 @@ import Testing
     }
 
     @Test(
-        "a POST download restarts instead of resuming: the partial data goes, no Range is sent", .timeLimit(.minutes(1))
+        "a POST download restarts instead of resuming: the partial data goes, no Range is sent",
+        .timeLimit(.scaledMinutes(1))
     )
     func postRestarts() async throws {
         let scratch = try DownloadScratch()
@@ -54,7 +56,7 @@ import Testing
             let url = server.baseURL + "echo"
             let destination = scratch.file("echo.json")
             // What an interrupted run of the same URL leaves: for a GET this would be resumed.
-            try DownloadResumeTests.stagePartial(
+            try await DownloadResumeTests.stagePartial(
                 destination, prefix: Array("{\"method\":\"PO".utf8), url: url, entityTag: "\"e1\"",
                 expectedLength: 5000)
             let client = HTTPClient()
@@ -75,7 +77,8 @@ import Testing
     }
 
     @Test(
-        "a resumed download's result says 206 and carries the Content-Range it finished with", .timeLimit(.minutes(1)))
+        "a resumed download's result says 206 and carries the Content-Range it finished with",
+        .timeLimit(.scaledMinutes(1)))
     func resumedResultHead() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -89,13 +92,13 @@ import Testing
             #expect(fresh.status == 200)
             #expect(fresh.head.fields["ETag"] == "\"h1\"")
             try FileManager.default.removeItem(atPath: destination)
-            try DownloadResumeTests.stagePartial(
+            try await DownloadResumeTests.stagePartial(
                 destination, prefix: Array(content[..<200_000]), url: url, entityTag: "\"h1\"",
                 expectedLength: 500_000)
             let resumed = try await client.download(from: url, to: destination).result()
             #expect(resumed.status == 206)
             #expect(resumed.head.fields["Content-Range"] == "bytes 200000-499999/500000")
-            #expect(DownloadScratch.contents(destination) == content)
+            #expect(await DownloadScratch.contents(destination) == content)
             await client.shutdown()
         }
     }

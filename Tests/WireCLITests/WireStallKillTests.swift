@@ -6,6 +6,7 @@
 import FixtureServer
 import Foundation
 import HTTPWire
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct WireStallKillTests {
@@ -23,20 +24,14 @@ import Testing
         return line.flatMap { Int($0.dropFirst("committed-bytes: ".count)) }
     }
 
-    /// Polls `condition` every 20 ms until it holds; fails the test after `bound`.
-    private func waitUntil(
-        _ what: String, within bound: Duration, _ condition: () -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + bound
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "\(what) did not happen within \(bound)")
-            try await Task.sleep(for: .milliseconds(20))
-        }
+    /// Waits until `condition` holds, for at most `bound` (scaled by TestTime); fails the test otherwise.
+    private func waitUntil(_ what: String, within bound: Duration, _ condition: () -> Bool) async throws {
+        try #require(await eventually(within: bound, condition), "\(what) did not happen within \(bound.scaled)")
     }
 
     @Test(
         "wire killed with SIGKILL while the stream is quiet resumes from the last byte on disk",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func stallThenKill() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-stall-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -44,7 +39,7 @@ import Testing
         try await withFixtureServer { server in
             let url = server.baseURL + "stall/\(Self.size)?after=\(Self.stallPoint)"
             let target = directory + "/out.bin"
-            let first = try WireProcess.start(["download", url, "-o", target])
+            let first = try await WireProcess.start(["download", url, "-o", target])
             try await waitUntil("300,000 bytes in the part file", within: .seconds(20)) {
                 fileSize(target + ".part") >= Self.stallPoint
             }
@@ -69,7 +64,7 @@ import Testing
 
     @Test(
         "wire killed at once after the bytes reached the file keeps them through the progress mark",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.scaledMinutes(1)))
     func killRightAfterWrite() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-mark-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -77,7 +72,7 @@ import Testing
         try await withFixtureServer { server in
             let url = server.baseURL + "stall/\(Self.size)?after=\(Self.stallPoint)"
             let target = directory + "/out.bin"
-            let first = try WireProcess.start(["download", url, "-o", target])
+            let first = try await WireProcess.start(["download", url, "-o", target])
             // The mark follows a write within 5 ms: waiting for it (not for the flushed record) is the
             // kill a user makes a moment after the bytes arrived.
             try await waitUntil("the mark counting 300,000 bytes", within: .seconds(20)) {
