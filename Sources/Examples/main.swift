@@ -23,6 +23,7 @@ let examples: [(name: String, usage: String, run: ([String]) async throws -> Voi
     ("resume-after-crash", "URL FILE", ResumeAfterCrash.run),
     ("changed-file", "URL FILE", ChangedFile.run),
     ("delete-download", "FILE", DeleteDownload.run),
+    ("manage-downloads", "CATALOGUE_DIR OUT_DIR URL...", ManageDownloads.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
