@@ -6,7 +6,7 @@
 /// forces both its parsing and (through `summary`) its help line to be written.
 enum CommandOption: CaseIterable {
     case header, output, include, verbose, fail, timeout, connectTimeout, caFile, maxRedirects
-    case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry
+    case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry, limitRate
     case port, tls, log, help
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
@@ -31,6 +31,7 @@ enum CommandOption: CaseIterable {
         case .restart: return ["--restart"]
         case .sha256: return ["--sha256"]
         case .retry: return ["--retry"]
+        case .limitRate: return ["--limit-rate"]
         case .port: return ["--port"]
         case .tls: return ["--tls"]
         case .log: return ["--log"]
@@ -49,6 +50,7 @@ enum CommandOption: CaseIterable {
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
         case .sha256: return "HEX"
+        case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help: return nil
         }
     }
@@ -75,6 +77,7 @@ enum CommandOption: CaseIterable {
         case .restart: return "start again from byte 0 instead of resuming a partial file"
         case .sha256: return "check the finished file's SHA-256 against HEX"
         case .retry: return "retry a failed transfer up to N times, resuming where it stopped"
+        case .limitRate: return "read at most RATE bytes per second (suffix K, M or G: 1024 multiples, as curl)"
         case .port: return "listen on port N (default 0: the system picks a free port)"
         case .tls: return "serve HTTPS with a throwaway test CA (needs this checkout and openssl)"
         case .log: return "print one line per request on stderr, with its Range and If-Range"
@@ -94,7 +97,7 @@ enum CommandOption: CaseIterable {
         case .parallel: return [.get]
         case .json, .data: return [.post, .put]
         case .form: return [.upload]
-        case .directory, .restart, .sha256, .retry: return [.download]
+        case .directory, .restart, .sha256, .retry, .limitRate: return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         }

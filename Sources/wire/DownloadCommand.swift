@@ -1,4 +1,5 @@
-// DownloadCommand: `wire download URL [-o FILE | --dir DIR] [--restart] [--sha256 HEX] [--retry N]`
+// DownloadCommand: `wire download URL [-o FILE | --dir DIR] [--restart] [--sha256 HEX] [--retry N]
+// [--limit-rate RATE]`
 // (edge layer). One library call, `client.download(from:to:options:)` (or `toDirectory:`), whose events
 // drive the progress bar. The bytes go to FILE.part with a resume record beside it; re-running the same
 // command after Ctrl-C, `kill -9` or a dropped connection resumes with Range + If-Range, and a server-side
@@ -18,6 +19,7 @@ enum DownloadCommand {
         options.restart = command.restart
         options.expectedSHA256 = command.sha256.flatMap { SHA256Digest(hex: $0) }
         options.retry = command.retries > 0 ? RetryPolicy(maxRetries: command.retries) : .none
+        options.maxBytesPerSecond = command.limitRate
         options.fields = ClientSettings.fields(for: command)
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))

@@ -63,6 +63,9 @@ public final class DownloadManager: Sendable {
     public let maxRunningPerHost: Int
     /// The options of items added without options, and of items restored from the catalogue.
     public let defaultOptions: DownloadOptions
+    /// The budget all running items share, from `maxBytesPerSecond` (aria2's
+    /// `--max-overall-download-limit`); nil for none.
+    public let overallRateLimiter: DownloadRateLimiter?
     private let state = LockedState(State())
 
     /// A manager whose catalogue lives in `catalogueDirectory` (created by the app). Reads the catalogue
@@ -71,8 +74,9 @@ public final class DownloadManager: Sendable {
     /// one of ours — the file is left untouched, so no item is lost; move it away to start empty.
     public init(
         client: HTTPClient, catalogueDirectory: String, maxRunning: Int = 3, maxRunningPerHost: Int = 2,
-        defaultOptions: DownloadOptions = DownloadOptions()
+        maxBytesPerSecond: Int64? = nil, defaultOptions: DownloadOptions = DownloadOptions()
     ) async throws {
+        self.overallRateLimiter = maxBytesPerSecond.map { DownloadRateLimiter(bytesPerSecond: $0) }
         self.client = client
         self.catalogueDirectory = catalogueDirectory
         self.maxRunning = max(1, maxRunning)
@@ -332,7 +336,9 @@ public final class DownloadManager: Sendable {
                     continue
                 }
                 var entry = candidate
-                let download = client.download(from: entry.item.url, to: entry.item.destination, options: entry.options)
+                var options = entry.options
+                if options.sharedRateLimiter == nil { options.sharedRateLimiter = overallRateLimiter }
+                let download = client.download(from: entry.item.url, to: entry.item.destination, options: options)
                 entry.download = download
                 entry.item.state = .running
                 state.entries[entry.item.id] = entry

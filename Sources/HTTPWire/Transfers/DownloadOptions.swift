@@ -48,6 +48,14 @@ public struct DownloadOptions: Sendable {
     /// copying it through user space. Default true; false forces the copying path (for tests).
     public var allowsZeroCopy: Bool = true
 
+    /// The most bytes per second this download reads, like curl's `--limit-rate`; nil (the default) for
+    /// no limit. Paced on the reactor's clock, accurate to a few percent over seconds (see
+    /// ``DownloadRateLimiter``).
+    public var maxBytesPerSecond: Int64?
+    /// A budget shared with other downloads — a ``DownloadManager``'s overall limit, or one the app
+    /// creates — spent as well as `maxBytesPerSecond`. Default nil.
+    public var sharedRateLimiter: DownloadRateLimiter?
+
     /// Options with the defaults described on each property.
     public init() {}
 }

@@ -77,6 +77,11 @@ struct DownloadTransfer: Sendable {
         var received: Int64 = 0
         var lastReport = start
         var iterator = body.makeAsyncIterator()
+        // The budgets this transfer spends: its own limit (one per transfer) and a shared one.
+        let limiters =
+            [options.maxBytesPerSecond.map { DownloadRateLimiter(bytesPerSecond: $0) }, options.sharedRateLimiter]
+            .compactMap { $0 }
+        let spliceRound = limiters.map(\.roundBytes).min().map { min($0, Self.spliceBytes) } ?? Self.spliceBytes
         func progressed(by count: Int64, force: Bool) {
             received += count
             let now = clock.now
@@ -95,7 +100,7 @@ struct DownloadTransfer: Sendable {
                         throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: EBADF)
                     }
                     moved = try await body.spliceNext(
-                        into: target, offset: file.writtenBytes, maxBytes: Self.spliceBytes)
+                        into: target, offset: file.writtenBytes, maxBytes: spliceRound)
                 } catch {
                     // Bytes the failed call had already put in the file are body, in order: keep them.
                     let file = self.file
@@ -106,12 +111,14 @@ struct DownloadTransfer: Sendable {
                     file.recordSpliced(moved)
                     committer.update(record.counting(file.writtenBytes))
                     progressed(by: moved, force: false)
+                    for limiter in limiters { try await limiter.spend(Int(moved)) }
                     continue
                 }
             }
             guard let piece = try await iterator.next() else { break }
             try await queue.append(piece)
             progressed(by: Int64(piece.count), force: false)
+            for limiter in limiters { try await limiter.spend(piece.count) }
         }
         progressed(by: 0, force: true)
     }
