@@ -152,7 +152,10 @@ private struct CommandParser {
         case .get:
             guard !operands.isEmpty else { throw error("wire get needs at least one URL") }
             parsed.urls = operands
-        case .head, .post, .put, .delete, .upload, .download:
+        case .download:
+            guard !operands.isEmpty else { throw error("wire download needs at least one URL") }
+            parsed.urls = operands
+        case .head, .post, .put, .delete, .upload:
             guard operands.count == 1 else {
                 throw error("wire \(command.rawValue) takes exactly one URL, not \(operands.count)")
             }

@@ -69,7 +69,7 @@ enum CommandOption: CaseIterable {
         case .maxRedirects: return "follow at most N redirects (default 10, 0 follows none)"
         case .progress: return "show a progress bar on stderr (default: when stderr is a terminal)"
         case .noProgress: return "never show a progress bar"
-        case .parallel: return "fetch up to N URLs at once (bodies still appear in order)"
+        case .parallel: return "fetch up to N URLs at once (get: bodies still appear in order)"
         case .json: return "send TEXT as the body, with Content-Type: application/json"
         case .data: return "send TEXT as the body; @FILE sends the file's bytes"
         case .form: return "add a multipart/form-data part (repeatable)"
@@ -94,7 +94,7 @@ enum CommandOption: CaseIterable {
         // A download's body goes to its file alone; a head printed into it would corrupt it.
         case .include: return requests.subtracting([.head, .download])
         case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects: return requests
-        case .parallel: return [.get]
+        case .parallel: return [.get, .download]
         case .json, .data: return [.post, .put]
         case .form: return [.upload]
         case .directory, .restart, .sha256, .retry, .limitRate: return [.download]

@@ -7,6 +7,7 @@
 // current directory under the server's or the URL's name, sanitised by the library (like curl -OJ).
 
 import HTTPWire
+import HTTPWireCodec
 
 #if canImport(Glibc)
     import Glibc
@@ -24,6 +25,9 @@ enum DownloadCommand {
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
         let verbose = command.verbose
+        if command.urls.count > 1 {
+            return try await runMany(command, options: options)
+        }
         try await ClientSettings.withClient(for: command) { client in
             let url = command.urls[0]
             let download =
@@ -44,6 +48,59 @@ enum DownloadCommand {
                 await observer.value
                 throw error
             }
+        }
+    }
+
+    /// Several URLs: a `DownloadManager` whose catalogue sits in the target directory (`--dir`, else the
+    /// current one), running `--parallel N` at once. Each URL is saved under its last path segment
+    /// (numbered when two share a name). Running the same command again restores the catalogue: finished
+    /// files are not fetched again, unfinished ones resume with Range. Exits with the first failure's code.
+    static func runMany(_ command: ParsedCommand, options: DownloadOptions) async throws {
+        guard command.output == nil else {
+            throw UsageError(message: "-o names one file; with several URLs use --dir DIR", command: .download)
+        }
+        var directory = command.directory ?? "."
+        if !directory.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            guard getcwd(&buffer, buffer.count) != nil else {
+                throw HTTPWireError.localWriteFailed(path: directory, errno: errno)
+            }
+            let current = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            directory = directory == "." ? current : current + "/" + directory
+        }
+        try await ClientSettings.withClient(for: command) { client in
+            let manager = try await DownloadManager(
+                client: client, catalogueDirectory: directory, maxRunning: command.parallel,
+                maxRunningPerHost: command.parallel, defaultOptions: options)
+            var taken: Set<String> = []
+            var ids: [DownloadManagerItem.ID] = []
+            for url in command.urls {
+                let segment = (try? TargetURL(url))?.lastPathSegment
+                let name = ContentDisposition.downloadFileName(fieldValue: nil, urlLastPathSegment: segment)
+                var number = 0
+                var chosen = name
+                while taken.contains(chosen) {
+                    number += 1
+                    chosen = DownloadFileNaming.numbered(name, number)
+                }
+                taken.insert(chosen)
+                ids.append(try await manager.add(from: url, to: directory + "/" + chosen))
+            }
+            await manager.waitUntilIdle()
+            var firstFailure: HTTPWireError?
+            for id in ids {
+                guard let item = manager.item(id) else { continue }
+                switch item.state {
+                case .completed(let bytes, _):
+                    if command.verbose { Terminal.writeError("wire: saved \(item.destination) (\(bytes) bytes)\n") }
+                case .failed(let error, _):
+                    Terminal.writeError("wire: \(item.url): \(error)\n")
+                    if firstFailure == nil { firstFailure = error }
+                case .queued, .running, .paused, .cancelled:
+                    break
+                }
+            }
+            if let firstFailure { throw firstFailure }
         }
     }
 

@@ -20,14 +20,14 @@
 /// DownloadFileNaming.numbered("report.pdf", 2)        // "report (2).pdf"
 /// DownloadFileNaming.numbered("backup.tar.gz", 1)     // "backup (1).tar.gz"
 /// ```
-enum DownloadFileNaming {
+package enum DownloadFileNaming {
     /// How many numbered names are tried before giving up with `EEXIST`.
     static let maxAttempts = 1000
 
     /// `name` with ` (n)` before its extension: the last `.suffix`, or `.tar.suffix` for compressed
     /// tarballs, so the file keeps opening with the same program. A name without a dot (or only a
     /// leading one, `.profile`) gets the number at its end.
-    static func numbered(_ name: String, _ number: Int) -> String {
+    package static func numbered(_ name: String, _ number: Int) -> String {
         guard number > 0 else { return name }
         let characters = Array(name)
         guard let dot = characters.lastIndex(of: "."), dot > 0 else { return "\(name) (\(number))" }
