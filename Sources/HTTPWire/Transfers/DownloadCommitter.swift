@@ -110,10 +110,12 @@ final class DownloadCommitter: Sendable {
 
     /// One round: mark what was written, flush it when due, and arm again while anything is not flushed.
     private func tick() async {
-        let now = Deadline.nowNanoseconds()
         let (latest, marked, durable, isDue) = state.withLock { state in
-            let quiet = now - state.lastProgress >= Self.nanoseconds(Self.quietDelay)
-            let late = now - state.lastDurable >= Self.nanoseconds(interval)
+            // Read under the lock, and subtracted without wrapping: `update` may have stamped a later
+            // time from another thread since this tick began.
+            let now = Deadline.nowNanoseconds()
+            let quiet = Self.elapsed(since: state.lastProgress, now: now) >= Self.nanoseconds(Self.quietDelay)
+            let late = Self.elapsed(since: state.lastDurable, now: now) >= Self.nanoseconds(interval)
             let large = state.latest.committedBytes - state.durableBytes >= bytes
             return (state.latest, state.markedBytes, state.durableBytes, quiet || late || large)
         }
@@ -186,6 +188,11 @@ final class DownloadCommitter: Sendable {
                 if state.failure == nil { state.failure = failure }
             }
         }
+    }
+
+    /// `now - start`, or 0 when `start` is later (stamped by another thread after `now` was read).
+    private static func elapsed(since start: UInt64, now: UInt64) -> UInt64 {
+        now > start ? now - start : 0
     }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
