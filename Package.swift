@@ -29,9 +29,11 @@ let package = Package(
         .target(name: "HTTPWireTransport", dependencies: ["COpenSSL", "CSystem"]),
         .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport"]),
         .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport"]),
-        .executableTarget(name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer"]),
-        // Small complete programs on the public API, one file per example (`swift run Examples`).
-        .executableTarget(name: "Examples", dependencies: ["HTTPWire"]),
+        .executableTarget(name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "Examples"]),
+        // The examples, one scenario per file and each a function on the public API: `swift run RunExample NAME
+        // ARGS` runs one against any server, and `wire demo` runs every one against its server and checks it.
+        .target(name: "Examples", dependencies: ["HTTPWire"]),
+        .executableTarget(name: "RunExample", dependencies: ["Examples", "HTTPWire"]),
         .executableTarget(name: "CodecBench", dependencies: ["HTTPWireCodec"], path: "Sources/Benchmarks/CodecBench"),
         // `make bench`: NetBench drives curl, WireBench (HTTPWire), URLSessionBench and the wire CLI as separate
         // processes against nginx and BenchServer (the fixture server in its own process). URLSession lives in

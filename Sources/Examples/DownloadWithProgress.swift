@@ -1,22 +1,30 @@
 // DownloadWithProgress: a download to a file with its progress and speed, resuming a partial file left by
-// an earlier run when the server can prove it unchanged.
+// an earlier run when the server can prove it unchanged (example: the public API only).
 
 import HTTPWire
 
-enum DownloadWithProgress {
-    /// `Examples download http://127.0.0.1:8080/bytes/100000000 big.bin`
-    static func run(_ arguments: [String]) async throws {
-        guard arguments.count == 2 else { return print("usage: download URL FILE") }
-        let client = HTTPClient()
-        let download = client.download(from: arguments[0], to: arguments[1])
+/// Example: a download to disk, watched.
+package enum DownloadWithProgress {
+    /// `RunExample download http://127.0.0.1:8080/bytes/100000000 big.bin`. With `expectedSHA256`, the
+    /// finished file is checked before it is renamed into place.
+    package static func run(
+        client: HTTPClient, url: String, destination: String, expectedSHA256: SHA256Digest? = nil,
+        log: (String) -> Void = { print($0) }
+    ) async throws -> DownloadResult {
+        var options = DownloadOptions()
+        options.expectedSHA256 = expectedSHA256
+        let download = client.download(from: url, to: destination, options: options)
+        var nextQuarter = 1
         for await event in download.events {
-            if case .progress(let progress) = event {
+            guard case .progress(let progress) = event, let fraction = progress.fraction else { continue }
+            while nextQuarter <= 4, fraction >= Double(nextQuarter) / 4 {
                 let speed = Int((progress.bytesPerSecond ?? 0) / 1024)
-                print("\(progress.receivedBytes) of \(progress.expectedBytes ?? 0) bytes, \(speed) KiB/s")
+                log("\(progress.receivedBytes) of \(progress.expectedBytes ?? 0) bytes, \(speed) KiB/s")
+                nextQuarter += 1
             }
         }
         let result = try await download.result()
-        print("saved \(result.location): \(result.bytes) bytes, \(result.resumedFromBytes) of them from before")
-        await client.shutdown()
+        log("saved \(result.location): \(result.bytes) bytes, \(result.resumedFromBytes) of them from before")
+        return result
     }
 }

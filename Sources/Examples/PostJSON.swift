@@ -1,20 +1,27 @@
-// PostJSON: POST an Encodable value as JSON and decode the JSON answer.
+// PostJSON: POST an Encodable value as JSON and decode the JSON answer (example: the public API only).
 
 import HTTPWire
 
-enum PostJSON {
-    struct Note: Codable {
-        var title: String
-        var tags: [String]
+/// Example: a value encoded as a JSON body, and the echoed answer decoded.
+package enum PostJSON {
+    /// The value sent.
+    package struct Note: Codable, Equatable, Sendable {
+        /// A title.
+        package var title: String
+        /// Some tags.
+        package var tags: [String]
     }
 
-    /// `Examples post-json http://127.0.0.1:8080/json` (the fixture route echoes the body back)
-    static func run(_ arguments: [String]) async throws {
-        let client = HTTPClient()
+    /// `RunExample post-json http://127.0.0.1:8080/json` (the fixture route echoes the body back). Returns
+    /// what was sent and what came back.
+    package static func run(client: HTTPClient, url: String, log: (String) -> Void = { print($0) }) async throws
+        -> (sent: Note, echoed: Note)
+    {
         let note = Note(title: "Dunes at dawn", tags: ["desert", "morning"])
-        let response = try await client.post(arguments.first ?? "http://127.0.0.1:8080/json", json: note)
+        // Adds Content-Type and Accept: application/json unless the request sets them.
+        let response = try await client.post(url, json: note)
         let echoed = try response.decode(Note.self)
-        print("\(response.status.rawValue): \(echoed.title) \(echoed.tags)")
-        await client.shutdown()
+        log("\(response.status.rawValue): \(echoed.title) \(echoed.tags)")
+        return (note, echoed)
     }
 }

@@ -28,6 +28,10 @@ package final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Whether connections made from this context are the client side.
     package let isClient: Bool
+    /// The client's public-key pins (see `TLSClientSettings.pinnedPublicKeys`); empty for a server.
+    private let pinnedPublicKeys: [[UInt8]]
+    /// Per-host pins, keyed by lowercased host.
+    private let pinnedPublicKeysByHost: [String: [[UInt8]]]
 
     /// The TLS 1.3 cipher suites a client offers, most preferred first (see `init(client:)`).
     static let tls13SuitesInPreferenceOrder =
@@ -43,6 +47,10 @@ package final class TLSContext: @unchecked Sendable {
         }
         pointer = context
         isClient = true
+        pinnedPublicKeys = configuration.pinnedPublicKeys
+        var byHost: [String: [[UInt8]]] = [:]
+        for (host, pins) in configuration.pinnedPublicKeysByHost { byHost[host.lowercased(), default: []] += pins }
+        pinnedPublicKeysByHost = byHost
         try applyCommonSettings()
         // TLS 1.3 suites in the order browsers offer them: AES-128-GCM first — the one suite every TLS 1.3
         // implementation must support (RFC 8446 §9.1) — then AES-256-GCM, then ChaCha20-Poly1305 for CPUs
@@ -104,6 +112,8 @@ package final class TLSContext: @unchecked Sendable {
         }
         pointer = context
         isClient = false
+        pinnedPublicKeys = []
+        pinnedPublicKeysByHost = [:]
         try applyCommonSettings()
         try useIdentity(chain: configuration.certificateChain, key: configuration.privateKey)
         httpwire_SSL_CTX_select_alpn_http11(context)
@@ -115,6 +125,12 @@ package final class TLSContext: @unchecked Sendable {
 
     deinit {
         SSL_CTX_free(pointer)
+    }
+
+    /// The SHA-256 pins a connection to `host` must match: the host's own list when it has one, else the
+    /// client-wide list. Empty means no pinning for that host.
+    package func pinnedPublicKeys(forHost host: String) -> [[UInt8]] {
+        pinnedPublicKeysByHost[host.lowercased()] ?? pinnedPublicKeys
     }
 
     /// Settings shared by both sides.

@@ -29,6 +29,12 @@ package struct TLSClientSettings: Sendable, Hashable {
     }
     /// Verify the peer's certificate and name (off only for testing: curl's `--insecure`).
     package var verifiesPeer = true
+    /// SHA-256 hashes of SubjectPublicKeyInfo DER structures: a server whose key is none of these is refused
+    /// after the handshake (`TransportError.publicKeyPinMismatch`). Empty: no pinning. For every host that
+    /// has no entry in `pinnedPublicKeysByHost`.
+    package var pinnedPublicKeys: [[UInt8]] = []
+    /// Pins for particular hosts (lowercased names or address literals), replacing `pinnedPublicKeys` there.
+    package var pinnedPublicKeysByHost: [String: [[UInt8]]] = [:]
 
     private var identityChain: PEMInput?
     private var identityKey: PEMInput?

@@ -11,6 +11,13 @@
 // "certificate has expired", "self-signed certificate", "unable to get local issuer certificate", "hostname
 // mismatch") or anything else went wrong (`tlsFailed`, curl's exit 35: protocol version, an alert, the peer
 // closing). This file knows nothing of HTTP.
+//
+// Public-key pinning is checked here too, on the reactor thread right after a client handshake succeeded
+// (that is, after OpenSSL's own verification, or instead of it when verification is off): the SHA-256 of the
+// server certificate's SubjectPublicKeyInfo, DER-encoded, must be one of the host's pins, as curl's
+// `--pinnedpubkey sha256//...` checks it. A key pinned this way survives certificate renewals that keep the
+// key, and a certificate from any CA, however trusted, with another key is refused
+// (`TransportError.publicKeyPinMismatch`, curl's exit 90) before a byte of the request is sent.
 
 import COpenSSL
 
@@ -89,7 +96,9 @@ package final class TLSStream: ByteStream, CustomStringConvertible {
             }
         }
         SSL_set_connect_state(connection.pointer)
-        return try await handshake(socket: socket, connection: connection, deadline: deadline)
+        return try await handshake(
+            socket: socket, connection: connection, pins: context.pinnedPublicKeys(forHost: serverName),
+            deadline: deadline)
     }
 
     /// Runs the server handshake on an accepted socket; on failure the socket is closed.
@@ -99,7 +108,7 @@ package final class TLSStream: ByteStream, CustomStringConvertible {
         precondition(!context.isClient, "TLSStream.accept needs a server context")
         let connection = try makeConnection(socket: socket, context: context)
         SSL_set_accept_state(connection.pointer)
-        return try await handshake(socket: socket, connection: connection, deadline: deadline)
+        return try await handshake(socket: socket, connection: connection, pins: [], deadline: deadline)
     }
 
     private static func makeConnection(socket: TCPSocket, context: TLSContext) throws -> SSLConnection {
@@ -114,13 +123,18 @@ package final class TLSStream: ByteStream, CustomStringConvertible {
         return connection
     }
 
-    private static func handshake(socket: TCPSocket, connection: SSLConnection, deadline: Deadline) async throws
-        -> TLSStream
-    {
+    /// Runs the handshake; with `pins`, the peer's key must then match one of them.
+    private static func handshake(
+        socket: TCPSocket, connection: SSLConnection, pins: [[UInt8]], deadline: Deadline
+    ) async throws -> TLSStream {
         do {
             let _: Void = try await Reactor.shared.perform(on: socket.descriptor, deadline: deadline) {
                 guard let failure = connection.call({ SSL_do_handshake($0) }) else {
                     connection.isEstablished = true
+                    if !pins.isEmpty {
+                        let actual = try peerPublicKeyHash(connection.pointer)
+                        guard pins.contains(actual) else { throw TransportError.publicKeyPinMismatch(sha256: actual) }
+                    }
                     return .finished(())
                 }
                 switch failure {
@@ -138,6 +152,32 @@ package final class TLSStream: ByteStream, CustomStringConvertible {
         SSL_get0_alpn_selected(connection.pointer, &name, &length)
         let chosen = name.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
         return TLSStream(socket: socket, connection: connection, negotiatedProtocol: chosen)
+    }
+
+    /// The SHA-256 of the peer certificate's SubjectPublicKeyInfo in DER (RFC 5280 §4.1.2.7; RFC 7469 §2.4
+    /// pins the same bytes): the key and its algorithm, not the certificate, so a renewal that keeps the key
+    /// keeps the pin.
+    package static func peerPublicKeyHash(_ connection: OpaquePointer) throws(TransportError) -> [UInt8] {
+        guard let certificate = SSL_get1_peer_certificate(connection) else {
+            throw .tlsFailed("the server sent no certificate to check against the pinned keys")
+        }
+        defer { X509_free(certificate) }
+        guard let publicKey = X509_get_X509_PUBKEY(certificate) else {
+            throw .tlsFailed("the server's certificate has no public key")
+        }
+        // i2d_* with a null output pointer returns the length; with a pointer it writes there and advances it.
+        let length = i2d_X509_PUBKEY(publicKey, nil)
+        guard length > 0 else { throw .tlsFailed(TLSContext.openSSLReason(default: "cannot encode the public key")) }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d_X509_PUBKEY(publicKey, &cursor)
+        }
+        guard written == length else { throw .tlsFailed("cannot encode the public key") }
+        var hasher = SHA256Hasher()
+        hasher.update(der)
+        guard let digest = hasher.finalize() else { throw .tlsFailed("cannot hash the public key") }
+        return digest
     }
 
     /// Sorts a failed handshake into a rejected certificate or another failure (see the file comment).

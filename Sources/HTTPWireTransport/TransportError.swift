@@ -43,6 +43,17 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
     case tlsFailed(String)
     /// The peer's certificate did not verify (unknown issuer, expired, wrong name), in OpenSSL's words.
     case peerCertificateRejected(String)
+    /// The peer's public key (the SHA-256 of its SubjectPublicKeyInfo, given here) matches none of the keys
+    /// pinned for the host. The connection was closed before any application byte was sent.
+    case publicKeyPinMismatch(sha256: [UInt8])
+    /// A SOCKS5 proxy broke RFC 1928 (a wrong version byte, an unknown address type, a close mid-reply), or
+    /// the request cannot be said in it (a host name longer than 255 bytes).
+    case socksHandshakeFailed(String)
+    /// A SOCKS5 proxy accepted none of the offered authentication methods, or refused the user name and
+    /// password (RFC 1929 status other than 0).
+    case socksAuthenticationFailed(String)
+    /// A SOCKS5 proxy answered the CONNECT with a failure code (RFC 1928 §6, `REP` 1–8 or another value).
+    case socksConnectFailed(reply: UInt8)
 
     /// One lowercase line naming the operation and the reason.
     package var description: String {
@@ -57,7 +68,29 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
         case .fileWriteFailed(let call, let path, let errno): return "\(call) \(path): \(Self.describe(errno))"
         case .tlsFailed(let reason): return "tls failed: \(reason)"
         case .peerCertificateRejected(let reason): return "peer certificate rejected: \(reason)"
+        case .publicKeyPinMismatch: return "the peer's public key matches no pinned key"
+        case .socksHandshakeFailed(let reason): return "socks5 handshake failed: \(reason)"
+        case .socksAuthenticationFailed(let reason): return "socks5 authentication failed: \(reason)"
+        case .socksConnectFailed(let reply):
+            return "socks5 proxy refused the connection: \(Self.describeSOCKSReply(reply))"
         }
+    }
+
+    /// RFC 1928 §6's meaning of a reply code, with the code: `"connection refused (reply 5)"`.
+    package static func describeSOCKSReply(_ reply: UInt8) -> String {
+        let meaning: String
+        switch reply {
+        case 1: meaning = "general socks server failure"
+        case 2: meaning = "connection not allowed by ruleset"
+        case 3: meaning = "network unreachable"
+        case 4: meaning = "host unreachable"
+        case 5: meaning = "connection refused"
+        case 6: meaning = "ttl expired"
+        case 7: meaning = "command not supported"
+        case 8: meaning = "address type not supported"
+        default: meaning = "unassigned reply code"
+        }
+        return "\(meaning) (reply \(reply))"
     }
 
     /// The C library's text for an errno value, lowercased: `"connection refused (errno 111)"`.

@@ -3,6 +3,8 @@
 // the URLs, as with curl; `--name=value` and `--name value` both work; `--` ends the options. Every mistake
 // is a UsageError (exit 2) whose one-line message says what was wrong.
 
+import HTTPWire
+
 /// A command-line mistake. wire prints `wire: error: <message>`, then a line pointing at the right help
 /// text when `suggestsHelp` is set, and exits 2 as curl does for bad usage.
 struct UsageError: Error, Equatable, CustomStringConvertible {
@@ -141,6 +143,15 @@ private struct CommandParser {
         case .port: parsed.port = try number(try value(), spelling, in: 0...65535)
         case .tls: parsed.tls = true
         case .log: parsed.log = true
+        case .proxy: parsed.proxy = try value()
+        case .noProxy: parsed.noProxy = try value()
+        case .proxyUser: parsed.proxyUser = ParsedCommand.splitCredentials(try value())
+        case .pinnedPublicKey:
+            let text = try value()
+            guard PublicKeyPin.list(text) != nil else {
+                throw error("--pinnedpubkey needs sha256//BASE64 pins (the base64 of 32 bytes), separated by ;")
+            }
+            parsed.pinnedPublicKeys = text
         // Arguments.parse answers --help before a CommandParser exists.
         case .help: preconditionFailure("--help reached CommandParser for \(command)")
         }

@@ -26,7 +26,23 @@ enum ClientSettings {
         configuration.pool.maxConnectionsPerOrigin = max(configuration.pool.maxConnectionsPerOrigin, command.parallel)
         configuration.pool.maxIdleConnectionsPerOrigin = configuration.pool.maxConnectionsPerOrigin
         if command.verbose { configuration.logger = verboseLine }
+        applyProxyOptions(command, to: &configuration)
+        if let pins = command.pinnedPublicKeys.flatMap(PublicKeyPin.list) { configuration.tls.pinnedPublicKeys = pins }
         return configuration
+    }
+
+    /// `-x`, `--noproxy` and `-U` over the environment's proxies, as curl applies them: `-x` replaces every
+    /// proxy variable (`no_proxy` still applies), `--noproxy` replaces `no_proxy`, `-U` the URLs' credentials.
+    static func applyProxyOptions(_ command: ParsedCommand, to configuration: inout ClientConfiguration) {
+        if let proxy = command.proxy {
+            configuration.proxy.httpProxy = nil
+            configuration.proxy.httpsProxy = nil
+            configuration.proxy.allProxy = proxy
+        }
+        if let noProxy = command.noProxy { configuration.proxy.noProxy = noProxy }
+        if let user = command.proxyUser {
+            configuration.proxy.credentials = ProxyConfiguration.Credentials(user: user.user, password: user.password)
+        }
     }
 
     /// The `-H` fields, in the order given.

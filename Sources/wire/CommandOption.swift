@@ -8,6 +8,7 @@ enum CommandOption: CaseIterable {
     case header, output, include, verbose, fail, timeout, connectTimeout, caFile, maxRedirects
     case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry, limitRate
     case port, tls, log, help
+    case proxy, noProxy, proxyUser, pinnedPublicKey
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -36,6 +37,10 @@ enum CommandOption: CaseIterable {
         case .tls: return ["--tls"]
         case .log: return ["--log"]
         case .help: return ["-h", "--help"]
+        case .proxy: return ["-x", "--proxy"]
+        case .noProxy: return ["--noproxy"]
+        case .proxyUser: return ["-U", "--proxy-user"]
+        case .pinnedPublicKey: return ["--pinnedpubkey"]
         }
     }
 
@@ -52,6 +57,10 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help: return nil
+        case .proxy: return "URL"
+        case .noProxy: return "LIST"
+        case .proxyUser: return "USER:PASSWORD"
+        case .pinnedPublicKey: return "sha256//BASE64[;sha256//...]"
         }
     }
 
@@ -82,6 +91,11 @@ enum CommandOption: CaseIterable {
         case .tls: return "serve HTTPS with a throwaway test CA (needs this checkout and openssl)"
         case .log: return "print one line per request on stderr, with its Range and If-Range"
         case .help: return "show this help"
+        case .proxy:
+            return "use this proxy: http://, socks5:// or socks5h://[user:password@]host[:port] (default port 1080)"
+        case .noProxy: return "hosts to reach directly, comma-separated (* for all); overrides no_proxy"
+        case .proxyUser: return "the proxy's user name and password, overriding those in the proxy URL"
+        case .pinnedPublicKey: return "refuse an https server whose public key's SHA-256 is none of these (exit 90)"
         }
     }
 
@@ -100,6 +114,7 @@ enum CommandOption: CaseIterable {
         case .directory, .restart, .sha256, .retry, .limitRate: return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
+        case .proxy, .noProxy, .proxyUser, .pinnedPublicKey: return requests
         }
     }
 

@@ -1,10 +1,11 @@
-// DemoTour: the scenarios of `wire demo`, each a short use of the public API against the embedded server
-// (edge layer): GET and POST JSON, a non-ASCII URL, a multipart upload of several images with progress,
-// a download with progress and speed, pause and resume, a download whose process is killed (SIGKILL) and
-// which resumes from disk with Range + If-Range, a file that changes on the server between attempts (a
-// restart, not a splice), and deleting downloaded data. Each scenario states its claims with `expect`,
-// which prints them and throws when one is false. Files live in a temporary directory removed at the end.
+// DemoTour: the scenarios of `wire demo` (edge layer). Each scenario runs the example of the same name from
+// Sources/Examples — the one copy of its code — against the embedded server, and then checks what it
+// returned and what the server saw with `expect`, which prints each claim and throws when one is false. The
+// tour adds only what an example cannot do itself: the files to upload, the expected SHA-256 of a download,
+// a second `wire` process killed with SIGKILL, the file replaced on the server while a download is paused.
+// Files live in a temporary directory removed at the end.
 
+import Examples
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
@@ -16,13 +17,14 @@ import HTTPWireCodec
 /// The tour: one server, one client (logging heads), one scratch directory.
 final class DemoTour {
     let server: FixtureServer
+    let configuration: ClientConfiguration
     let client: HTTPClient
     let directory: String
-    let showsProgress = Terminal.isTerminal(STDERR_FILENO)
 
-    private init(server: FixtureServer, client: HTTPClient, directory: String) {
+    private init(server: FixtureServer, configuration: ClientConfiguration, directory: String) {
         self.server = server
-        self.client = client
+        self.configuration = configuration
+        self.client = HTTPClient(configuration: configuration)
         self.directory = directory
     }
 
@@ -38,8 +40,7 @@ final class DemoTour {
             let text = ClientSettings.verboseText(event)
             Terminal.writeOutput(text.split(separator: "\n").map { "    " + $0 + "\n" }.joined())
         }
-        return DemoTour(
-            server: server, client: HTTPClient(configuration: configuration), directory: String(cString: made))
+        return DemoTour(server: server, configuration: configuration, directory: String(cString: made))
     }
 
     var base: String { server.baseURL }
@@ -48,8 +49,10 @@ final class DemoTour {
     private var scenarios: [(String, () async throws -> Void)] {
         [
             ("GET JSON", getJSON), ("POST JSON", postJSON), ("a URL with non-ASCII text", nonASCII),
+            ("default fields and a base URL", fieldsAndBaseURL), ("a timeout per phase", timeouts),
             ("several images and fields uploaded with progress", upload),
-            ("a download with progress and speed", download), ("pause and resume", pauseAndResume),
+            ("a download with progress and speed", download), ("a download named by the server", suggestedName),
+            ("pause and resume", pauseAndResume),
             ("a download whose process is killed, resumed from disk", killedAndResumed),
             ("the server's file changes between attempts", changedFile), ("deleting downloaded data", deleteData),
         ]
@@ -81,83 +84,64 @@ final class DemoTour {
         _ = ChildProcess.start(["/bin/rm", "-rf", directory])?.wait()
     }
 
-    // MARK: Scenarios
-
-    private struct Greeting: Decodable {
-        var isFixture: Bool
-        var message: String
-        var numbers: [Int]
-        enum CodingKeys: String, CodingKey {
-            case isFixture = "is_fixture", message, numbers
-        }
-    }
+    // MARK: Scenarios: each runs its example, then checks it
 
     private func getJSON() async throws {
-        let response = try await client.get(base + "json")
-        let greeting = try response.decode(Greeting.self)
-        say("  decoded: \"\(greeting.message)\", numbers \(greeting.numbers)\n")
-        try expect(
-            response.status == .ok && greeting.isFixture && greeting.numbers == [1, 2, 3], "200 with the JSON decoded")
-    }
-
-    private struct Note: Codable, Equatable {
-        var title: String
-        var tags: [String]
+        let greeting = try await GetJSON.run(client: client, url: base + "json", log: log)
+        try expect(greeting.isFixture && greeting.numbers == [1, 2, 3], "200 with the JSON decoded")
     }
 
     private func postJSON() async throws {
-        let note = Note(title: "Dunes at dawn", tags: ["desert", "morning"])
-        let response = try await client.post(base + "json", json: note)
-        try expect(try response.decode(Note.self) == note, "the server echoed the encoded value back")
+        let (sent, echoed) = try await PostJSON.run(client: client, url: base + "json", log: log)
+        try expect(echoed == sent, "the server echoed the encoded value back")
     }
 
     private func nonASCII() async throws {
-        let response = try await client.get(base + "echo/café?q=crème brûlée")
+        let response = try await NonASCIIURL.run(client: client, baseURL: base, log: log)
         let target = server.requestLog.last?.target ?? ""
-        say("  request target on the wire: \(target)\n")
         try expect(
-            response.status == .ok && target == "/echo/caf%C3%A9?q=cr%C3%A8me%20br%C3%BBl%C3%A9e",
-            "non-ASCII text and spaces went out percent-encoded as UTF-8")
+            response.status == .ok && target == "/echo/caf%C3%A9?q=cr%C3%A8me%20br%C3%BBl%C3%A9e%20%26%20co",
+            "non-ASCII text, spaces and & went out percent-encoded as UTF-8")
+    }
+
+    private func fieldsAndBaseURL() async throws {
+        let response = try await FieldsAndBaseURL.run(baseURL: base, configuration: configuration, log: log)
+        let request = server.requestLog.last
+        try expect(response.status == .ok && request?.target == "/echo", "the path was resolved against the base URL")
+        try expect(
+            request?.fields["User-Agent"] == "photo-sync/2.1" && request?.fields["Accept"] == "application/json",
+            "the default fields went out, the User-Agent replaced")
+        try expect(request?.fields["Authorization"] == "Bearer example-token", "the request's own field went out")
+    }
+
+    private func timeouts() async throws {
+        let phase = try await PhaseTimeouts.run(
+            url: base + "delay?ms=5000", idle: .milliseconds(500), configuration: configuration, log: log)
+        try expect(phase == .head, "a head later than the idle timeout is timedOut(.head), exit 28")
     }
 
     private func upload() async throws {
-        var form = MultipartForm()
-        form.addField(name: "album", value: "Holiday")
-        form.addField(name: "caption", value: "Dunes, oasis, camp")
+        var files: [String] = []
         for (index, name) in ["dunes.png", "oasis.png", "camp.png"].enumerated() {
             let path = directory + "/" + name
             try writeFile(path, Self.pattern(count: 1_500_000 + index * 100_000, seed: UInt64(index)))
-            form.addFile(name: "photos[]", path: path, contentType: MediaType("image/png"))
+            files.append(path)
         }
-        let upload = client.upload(form, to: base + "upload")
-        var bar: ProgressBar?
-        var last: TransferProgress?
-        for await progress in upload.progress {
-            last = progress
-            if showsProgress {
-                if bar == nil { bar = ProgressBar(total: progress.expectedBytes) }
-                if let frame = bar?.update(transferred: progress.receivedBytes) { Terminal.writeError(frame) }
-            }
-        }
-        if var bar { Terminal.writeError(bar.finish()) }
-        let response = try await upload.response
+        let (response, reported) = try await UploadImages.run(
+            client: client, url: base + "upload", files: files, log: log)
         let sent = Int(server.requestLog.last?.fields["Content-Length"] ?? "") ?? -1
-        say("  \(last?.receivedBytes ?? 0) of \(sent) body bytes reported sent; server says: \(response.text)\n")
         try expect(
             response.status == .ok && response.text.contains("\"size\":\(sent)"), "the server read all \(sent) bytes")
-        try expect(last?.receivedBytes == Int64(sent), "progress ended at the full body")
+        try expect(reported == Int64(sent), "progress ended at the full body")
         try expect(response.text.contains("multipart\\/form-data; boundary="), "sent as multipart/form-data")
     }
 
     private func download() async throws {
-        let url = base + "bytes/16000000?interval_ms=4&piece=262144"
-        var options = DownloadOptions()
-        options.expectedSHA256 = try await digest(of: base + "bytes/16000000")
         let started = ContinuousClock.now
-        let download = client.download(from: url, to: directory + "/big.bin", options: options)
-        let observer = observe(download)
-        let result = try await download.result()
-        await observer.value
+        let result = try await DownloadWithProgress.run(
+            client: client, url: base + "bytes/16000000?interval_ms=4&piece=262144",
+            destination: directory + "/big.bin", expectedSHA256: try await digest(of: base + "bytes/16000000"),
+            log: log)
         let seconds = Self.seconds(ContinuousClock.now - started)
         say(
             "  \(result.bytes) bytes in \(Self.decimal(seconds)) s, \(ProgressBar.byteText(Int64(Double(result.bytes) / max(seconds, 0.001))))/s\n"
@@ -165,32 +149,25 @@ final class DemoTour {
         try expect(result.bytes == 16_000_000 && result.sha256 != nil, "16 MB on disk, SHA-256 verified")
     }
 
+    private func suggestedName() async throws {
+        // The server suggests "../Q3 report.csv"; only the last path component is kept.
+        let disposition = "attachment%3B%20filename%3D%22..%2FQ3%20report.csv%22"
+        let folder = directory + "/exports"
+        guard mkdir(folder, 0o755) == 0 else { throw HTTPWireError.localWriteFailed(path: folder, errno: errno) }
+        let saved = try await SuggestedFileName.run(
+            client: client, url: base + "headers?Content-Disposition=\(disposition)", directory: folder, log: log)
+        try expect(saved == folder + "/Q3 report.csv", "saved under the suggested name, inside the directory")
+    }
+
     private func pauseAndResume() async throws {
-        let path = directory + "/paused.bin"
         var options = DownloadOptions()
         options.expectedSHA256 = try await digest(of: base + "bytes/4000000")
-        let download = client.download(
-            from: base + "bytes/4000000?interval_ms=10&piece=65536", to: path, options: options)
-        var pausedAt: Int64?
-        for await event in download.events {
-            switch event {
-            case .progress(let progress) where progress.receivedBytes >= 1_000_000 && pausedAt == nil:
-                download.pause()
-                pausedAt = -1
-            case .paused(let progress):
-                pausedAt = progress.receivedBytes
-                say("  paused at \(progress.receivedBytes) bytes; resuming in 300 ms\n")
-                try? await Task.sleep(for: .milliseconds(300))
-                download.resume()
-            default:
-                break
-            }
-        }
-        let result = try await download.result()
+        let (pausedAt, result) = try await PauseAndResume.run(
+            client: client, url: base + "bytes/4000000?interval_ms=10&piece=65536",
+            destination: directory + "/paused.bin", pause: .milliseconds(300), options: options, log: log)
         let range = server.requestLog.last?.fields["Range"]
-        try expect((pausedAt ?? 0) > 0 && result.requests == 2, "paused once, then one more request")
-        try expect(
-            range == "bytes=\(pausedAt ?? 0)-", "the second request asked for the rest only (\(range ?? "no Range"))")
+        try expect(pausedAt > 0 && result.requests == 2, "paused once, then one more request")
+        try expect(range == "bytes=\(pausedAt)-", "the second request asked for the rest only (\(range ?? "no Range"))")
         try expect(result.sha256 != nil, "the joined file has the right SHA-256")
     }
 
@@ -215,10 +192,8 @@ final class DemoTour {
         try expect(status == 128 + SIGKILL && (stored?.receivedBytes ?? 0) > 0, "the process died, its bytes stayed")
         var options = DownloadOptions()
         options.expectedSHA256 = try await digest(of: base + "bytes/6000000")
-        let download = client.download(from: url, to: path, options: options)
-        let observer = observe(download)
-        let result = try await download.result()
-        await observer.value
+        let result = try await ResumeAfterCrash.run(
+            client: client, url: url, destination: path, options: options, log: log)
         let last = server.requestLog.last
         try expect(
             result.resumedFromBytes > 0 && last?.fields["Range"] == "bytes=\(result.resumedFromBytes)-"
@@ -232,51 +207,30 @@ final class DemoTour {
         let version2 = Self.pattern(count: 1_000_000, seed: 12)
         server.setFile("report.csv", contents: version1)
         let path = directory + "/report.csv"
-        let download = client.download(from: base + "files/report.csv?interval_ms=10&piece=32768", to: path)
-        var restarted = false
-        var paused = false
-        for await event in download.events {
-            switch event {
-            case .progress(let progress) where progress.receivedBytes >= 256 * 1024 && !paused:
-                paused = true
-                download.pause()
-            case .paused(let progress):
-                server.setFile("report.csv", contents: version2)
-                say("  paused at \(progress.receivedBytes) bytes; the server's file is replaced (new ETag)\n")
-                download.resume()
-            case .restarted(let cause):
-                restarted = true
-                say("  the download starts again from byte 0: \(DownloadCommand.explanation(of: cause))\n")
-            default:
-                break
-            }
-        }
-        _ = try await download.result()
+        let (restarted, _) = try await ChangedFile.run(
+            client: client, url: base + "files/report.csv?interval_ms=10&piece=32768", destination: path,
+            whilePaused: {
+                self.server.setFile("report.csv", contents: version2)
+                self.log("the server's file is replaced (new ETag)")
+            }, log: log)
         try expect(restarted, "the If-Range mismatch was noticed")
         try expect(try readFile(path) == version2, "the file is the new version, not old and new bytes spliced")
     }
 
     private func deleteData() async throws {
         let paths = ["big.bin", "paused.bin", "killed.bin", "report.csv"].map { directory + "/" + $0 }
-        for path in paths {
-            try await Download.removeData(forDestination: path)
-        }
+        try await DeleteDownload.run(destinations: paths, log: log)
         let candidates = paths.flatMap { path -> [String] in [path, path + ".part", path + ".part.resume"] }
         let left = candidates.filter { path in access(path, F_OK) == 0 }
-        say("  removed \(paths.count) downloads with Download.removeData(forDestination:)\n")
         try expect(left.isEmpty, "no file, part file or record is left")
     }
 
     // MARK: Helpers
 
-    /// Draws the download's progress (on a terminal) and its resume and restart notes, as `wire download` does.
-    private func observe(_ download: Download) -> Task<Void, Never> {
-        let events = download.events
-        let showsProgress = self.showsProgress
-        return Task { await DownloadCommand.observe(events, showsProgress: showsProgress, verbose: true) }
-    }
-
     private func say(_ text: String) { Terminal.writeOutput(text) }
+
+    /// An example's own lines, indented under the scenario's title.
+    private func log(_ line: String) { say("  " + line + "\n") }
 
     /// Prints the claim when it holds; throws when it does not.
     private func expect(_ condition: Bool, _ claim: String) throws {

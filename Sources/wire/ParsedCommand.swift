@@ -67,6 +67,24 @@ struct ParsedCommand: Equatable, Sendable {
     var tls = false
     var log = false
     var serveDirectory: String?
+    /// `-x URL`: replaces every proxy of the environment.
+    var proxy: String?
+    /// `--noproxy LIST`: replaces `no_proxy`.
+    var noProxy: String?
+    /// `-U USER:PASSWORD`, split at the first colon.
+    var proxyUser: (user: String, password: String)? {
+        get { proxyUserText.map { Self.splitCredentials($0) } }
+        set { proxyUserText = newValue.map { "\($0.user):\($0.password)" } }
+    }
+    private var proxyUserText: String?
+    /// `--pinnedpubkey`: curl's `sha256//BASE64[;sha256//BASE64...]`, checked by the parser.
+    var pinnedPublicKeys: String?
+
+    /// `user:password` split at the first colon (a password may contain colons); no colon, no password.
+    static func splitCredentials(_ text: String) -> (user: String, password: String) {
+        guard let colon = text.firstIndex(of: ":") else { return (text, "") }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
 
     init(command: CommandName) { self.command = command }
 }

@@ -191,4 +191,37 @@ import Testing
             await client.shutdown()
         }
     }
+
+    @Test(
+        "a redirect that fails (too many, unreplayable body, other scheme) gives its connection back",
+        .timeLimit(.scaledMinutes(1)))
+    func failedRedirectReleasesConnection() async throws {
+        try await withFixtureServer { server in
+            // One connection per origin: a lease the failed redirect kept would make the next request wait
+            // for it forever, and `shutdown()`, which waits for every lease, would never return.
+            let client = ClientFixture.client(for: server) {
+                $0.pool.maxConnectionsPerOrigin = 1
+                $0.redirects = RedirectPolicy(maxRedirects: 1)
+            }
+            let once = RequestBody.stream(
+                AsyncThrowingStream { continuation in
+                    continuation.yield(Array("once".utf8))
+                    continuation.finish()
+                })
+            let failing: [@Sendable () async throws -> HTTPResponse] = [
+                { try await client.get("redirect/2") },
+                {
+                    try await client.send(
+                        HTTPRequest(method: .post, url: "redirect-to?url=/echo&status=307", body: once))
+                },
+                { try await client.get("redirect-to", query: ["url=ftp://127.0.0.1/file"]) },
+            ]
+            for (index, request) in failing.enumerated() {
+                await #expect(throws: HTTPWireError.self, "request \(index)") { _ = try await request() }
+                let after = try await client.get("json")
+                #expect(after.status == .ok, "after request \(index)")
+            }
+            await client.shutdown()
+        }
+    }
 }

@@ -129,9 +129,14 @@ import Testing
         let form = command == .upload ? ["-F", "a=1"] : []
         for option in CommandOption.allCases where option != .help {
             for spelling in option.spellings {
-                let value =
-                    option == .form
-                    ? "b=2" : option == .header ? "A: b" : option == .sha256 ? String(repeating: "a", count: 64) : "1"
+                let value: String =
+                    switch option {
+                    case .form: "b=2"
+                    case .header: "A: b"
+                    case .sha256: String(repeating: "a", count: 64)
+                    case .pinnedPublicKey: "sha256//" + String(repeating: "A", count: 43) + "="  // 32 zero bytes
+                    default: "1"
+                    }
                 let words = [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + form + operands
                 if option.commands.contains(command) {
                     #expect(throws: Never.self, "\(words)") { try Arguments.parse(words) }

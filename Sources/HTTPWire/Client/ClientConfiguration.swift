@@ -34,6 +34,12 @@ public struct ClientConfiguration: Sendable {
     /// Connection pool limits.
     public var pool = PoolLimits()
 
+    /// Which proxy requests go through. Default ``ProxyConfiguration/environment``: the proxies named by
+    /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`, read as curl reads them (never upper-case
+    /// `HTTP_PROXY`) when the configuration is made — curl and URLSession both use the machine's proxy
+    /// settings by default. ``ProxyConfiguration/none`` for never.
+    public var proxy = ProxyConfiguration.environment
+
     /// The most bytes ``HTTPClient/send(_:)`` collects into memory for one body. Default 64 MiB: large
     /// enough for any JSON document, small enough that a hostile endless body cannot exhaust memory. Use
     /// ``HTTPClient/stream(_:)`` or a download for larger bodies.

@@ -37,11 +37,14 @@ public final class HTTPClient: Sendable {
     /// The last URL string resolved (against the base URL) and its result: a loop requesting one URL
     /// parses it once, not per request (parsing and normalising costs about 20k instructions).
     private let lastResolvedURL = LockedState<(text: String, url: TargetURL)?>(nil)
+    /// The proxy settings parsed once (an invalid proxy URL fails each request, as an invalid base URL does).
+    private let proxyRoutes: Result<ProxyRoutes, HTTPWireError>
 
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
         self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
+        self.proxyRoutes = Result { () throws(HTTPWireError) in try ProxyRoutes(configuration.proxy) }
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
@@ -80,16 +83,33 @@ public final class HTTPClient: Sendable {
         var redirectsFollowed = 0
         while true {
             let (head, interim, exchange) = try await exchange(resolved, deadlines: deadlines, isResend: false)
-            let policy = configuration.redirects
-            if policy.maxRedirects > 0,
-                let next = try policy.nextRequest(
-                    after: head.status.rawValue,
-                    // Only a 3xx can redirect: a 200 skips the field lookup.
-                    location: head.status.kind == .redirection ? head.fields["Location"] : nil, request: resolved)
+            // RFC 9110 §15.5.8: a 407 comes from a proxy (here, one forwarding an http:// request).
+            if head.status.rawValue == 407, exchange.connection.sendsAbsoluteForm,
+                let proxy = exchange.connection.origin.proxy
             {
-                guard redirectsFollowed < policy.maxRedirects else {
+                await Self.discard(exchange)
+                throw HTTPWireError.proxyAuthenticationRequired(proxy: proxy.description)
+            }
+            let policy = configuration.redirects
+            let redirect: ResolvedRequest?
+            do {
+                redirect =
+                    policy.maxRedirects > 0
+                    ? try policy.nextRequest(
+                        after: head.status.rawValue,
+                        // Only a 3xx can redirect: a 200 skips the field lookup.
+                        location: head.status.kind == .redirection ? head.fields["Location"] : nil,
+                        request: resolved) : nil
+                if redirect != nil, redirectsFollowed >= policy.maxRedirects {
                     throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
                 }
+            } catch {
+                // No response reaches the caller, so nothing else will end this exchange: without this its
+                // lease stays out, and the pool (and `shutdown()`, which waits for leases) waits forever.
+                exchange.abandon()
+                throw error
+            }
+            if let next = redirect {
                 redirectsFollowed += 1
                 configuration.logger?(
                     HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
@@ -126,7 +146,9 @@ public final class HTTPClient: Sendable {
         }
         request.expectContinue = request.expectContinue && !body.source.isNone
         if request.expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
-        let origin = OriginKey(scheme: request.url.scheme, host: request.url.host, port: request.url.port)
+        let origin = OriginKey(
+            scheme: request.url.scheme, host: request.url.host, port: request.url.port,
+            proxy: try proxyRoutes.get().proxy(for: request.url))
         // Waiting in the pool's queue is bounded by the total deadline only: a request queued behind busy
         // connections is not failing to connect. Each connection attempt has the connect timeout of its own
         // (the pool's), and a failed attempt fails the oldest waiter with its error.

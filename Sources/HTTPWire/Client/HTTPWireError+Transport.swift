@@ -23,6 +23,20 @@ extension HTTPWireError {
         case .fileWriteFailed(_, let path, let errno): self = .localWriteFailed(path: path, errno: errno)
         case .tlsFailed(let reason): self = .tlsHandshakeFailed(reason)
         case .peerCertificateRejected(let reason): self = .peerCertificateRejected(reason)
+        case .publicKeyPinMismatch(let sha256):
+            self = .pinnedPublicKeyMismatch(actual: PublicKeyPin(sha256: sha256).description)
+        case .socksHandshakeFailed, .socksAuthenticationFailed, .socksConnectFailed:
+            self = .socksProxyFailed(failure.description)
+        }
+    }
+
+    /// The public error for `failure` met while connecting to a proxy: a name that does not resolve is the
+    /// proxy's (curl's exit 5, not 6); the rest as for any connection (a refused connect is still 7).
+    package init(reachingProxy failure: TransportError) {
+        if case .couldNotResolve(let host) = failure {
+            self = .couldNotResolveProxy(host)
+        } else {
+            self.init(failure, phase: .connect)
         }
     }
 

@@ -57,7 +57,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A body larger than the caller's limit for collecting it into memory (exit 63, curl's
     /// "maximum file size exceeded").
     case bodyTooLarge(limit: Int)
-    /// A status of 400 or more when failing on status was asked for (exit 22).
+    /// A status of 400 or more when failing on status was asked for, or, in a download, any status but 200,
+    /// 206 or a 416 proving the file complete (exit 22).
     case httpStatus(Int)
     /// Writing a local file failed (exit 23). `EBUSY` is what a download reports when another download
     /// to the same destination — in this process or another — holds it (see ``Download``).
@@ -88,6 +89,20 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case receiveFailed(errno: Int32)
     /// The server's certificate was not trusted, with OpenSSL's reason (exit 60).
     case peerCertificateRejected(String)
+    /// The server's public key is none of the pinned ones; `actual` is its pin in curl's spelling,
+    /// `sha256//BASE64` (exit 90, curl's "SSL public key does not match pinned public key").
+    case pinnedPublicKeyMismatch(actual: String)
+    /// DNS gave no address for the proxy's host (exit 5, curl's "could not resolve proxy").
+    case couldNotResolveProxy(String)
+    /// The HTTP proxy answered 407 (Proxy Authentication Required, RFC 9110 §15.5.8): no credentials, or not
+    /// the right ones (exit 56, as curl reports a failed CONNECT).
+    case proxyAuthenticationRequired(proxy: String)
+    /// The HTTP proxy refused to open a CONNECT tunnel with this status (or sent bytes after its 2xx head)
+    /// (exit 56, curl's "CONNECT tunnel failed").
+    case proxyTunnelFailed(status: Int)
+    /// The SOCKS5 proxy broke the protocol, refused the credentials or could not connect to the origin, with
+    /// the reason (RFC 1928 §6's reply text) (exit 97, curl's "proxy handshake error").
+    case socksProxyFailed(String)
 
     /// curl's exit code for this failure: the one mapping in HTTPWire.
     public var exitCode: Int32 {
@@ -111,6 +126,10 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .receiveFailed: return 56
         case .requestBodyNotReplayable: return 65
         case .peerCertificateRejected: return 60
+        case .pinnedPublicKeyMismatch: return 90
+        case .couldNotResolveProxy: return 5
+        case .proxyAuthenticationRequired, .proxyTunnelFailed: return 56
+        case .socksProxyFailed: return 97
         }
     }
 
@@ -149,6 +168,12 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .requestBodyNotReplayable:
             return "the request body must be sent again (redirect or retry) but can only be read once"
         case .peerCertificateRejected(let reason): return "peer certificate rejected: \(reason)"
+        case .pinnedPublicKeyMismatch(let actual): return "the server's public key \(actual) matches no pinned key"
+        case .couldNotResolveProxy(let host): return "could not resolve proxy \(host)"
+        case .proxyAuthenticationRequired(let proxy):
+            return "proxy \(proxy) requires authentication (407): give user:password in the proxy URL"
+        case .proxyTunnelFailed(let status): return "the proxy refused the CONNECT tunnel with status \(status)"
+        case .socksProxyFailed(let reason): return reason
         }
     }
 }

@@ -39,8 +39,15 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// The private key of `clientCertificateChain`, unencrypted PEM.
     public var clientPrivateKey: PEMSource?
     /// Verify the server's certificate and name. Turning this off (curl's `--insecure`) makes the connection
-    /// open to any interceptor; it exists for testing only. Default true.
+    /// open to any interceptor; it exists for testing only. Default true. With pins for the host, turning it
+    /// off means "the pin instead of the CA check", for a self-signed server whose key you know.
     public var verifiesPeer: Bool
+    /// Public keys every server must present one of (curl's `--pinnedpubkey`), checked after the certificate
+    /// verification. Default empty: no pinning. A host listed in ``pinnedPublicKeysByHost`` uses that list.
+    public var pinnedPublicKeys: [PublicKeyPin] = []
+    /// Pins for particular hosts (the URL's host: a name or an address literal), replacing
+    /// ``pinnedPublicKeys`` for them. Default empty.
+    public var pinnedPublicKeysByHost: [String: [PublicKeyPin]] = [:]
 
     /// The defaults: system trust store, verification on, no client certificate.
     public init(
@@ -62,6 +69,8 @@ extension TLSConfiguration {
         settings.trustsSystemRoots = trustsSystemRoots
         settings.additionalTrustRoots = additionalTrustRoots.map(\.transportInput)
         settings.verifiesPeer = verifiesPeer
+        settings.pinnedPublicKeys = pinnedPublicKeys.map(\.sha256)
+        settings.pinnedPublicKeysByHost = pinnedPublicKeysByHost.mapValues { $0.map(\.sha256) }
         if let chain = clientCertificateChain {
             settings.identity = (chain.transportInput, (clientPrivateKey ?? chain).transportInput)
         }

@@ -21,11 +21,17 @@ extension Exchange {
         // RFC 9112 §3.2: Host first, from the URL being requested (it changes with a redirect).
         var fields: HTTPFields = ["Host": request.url.hostFieldValue]
         for field in request.fields { fields.append(field) }
-        let head = RequestHead(method: request.method, target: request.url.pathAndQuery, fields: fields)
+        // RFC 9112 §3.2.2: to a proxy that forwards the request, the target is the absolute URL, and its
+        // credentials (RFC 9110 §11.7.2) go with it; the proxy removes them before passing the request on.
+        if let authorization = connection.proxyAuthorization, !fields.contains("Proxy-Authorization") {
+            fields.append(name: "Proxy-Authorization", value: authorization)
+        }
+        let target = connection.sendsAbsoluteForm ? request.url.description : request.url.pathAndQuery
+        let head = RequestHead(method: request.method, target: target, fields: fields)
         try RequestEncoder.encodeHead(head, framing: body.framing, into: &bytes)
         if let logger {
             let text = HTTPLogEvent.render(
-                startLine: "\(request.method) \(request.url.pathAndQuery) HTTP/1.1",
+                startLine: "\(request.method) \(target) HTTP/1.1",
                 fields: Self.wireFields(fields, framing: body.framing))
             logger(HTTPLogEvent(kind: .requestHead, text: text))
         }

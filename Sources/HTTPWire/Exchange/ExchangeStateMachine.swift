@@ -186,6 +186,17 @@ package struct ExchangeStateMachine: Sendable {
     /// Whether the exchange is over (a final action has been returned).
     package var isFinished: Bool { state == .finished }
 
+    /// The current state's name, such as `receivingBody(sent)`: what the state diagram in the Architecture
+    /// article is drawn from (StateDiagramTests explores the machine event by event).
+    package var stateName: String {
+        switch state {
+        case .receivingBody(let progress): "receivingBody(\(progress))"
+        case .idle, .sendingHead, .awaitingContinue, .sendingBody, .awaitingHead, .sendingBodyAfterResponse,
+            .finished:
+            "\(state)"
+        }
+    }
+
     // MARK: Request side (driven by our own writes)
 
     /// The driver is ready to begin: `.sendHead`.
@@ -380,7 +391,8 @@ package struct ExchangeStateMachine: Sendable {
         case .invalidURL, .invalidRequest, .couldNotResolveHost, .couldNotConnect, .malformedResponse, .bodyTruncated,
             .bodyTooLarge, .httpStatus, .localWriteFailed, .localReadFailed, .localFileChanged, .timedOut,
             .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected,
-            .checksumMismatch:
+            .checksumMismatch, .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired,
+            .proxyTunnelFailed, .socksProxyFailed:
             return false
         }
     }

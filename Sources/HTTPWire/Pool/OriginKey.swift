@@ -1,10 +1,12 @@
-// OriginKey: the identity under which the pool files connections — scheme, host and port.
+// OriginKey: the identity under which the pool files connections — scheme, host and port, and the proxy.
 // Pool layer: a value type, no I/O. It must not resolve names or look at addresses: two spellings of the
 // same server that differ after lowercasing ("localhost" and "127.0.0.1") are two origins, as in a browser.
 //
 // RFC 9110 §4.3.1 calls (scheme, host, port) the *origin* of a resource. A connection is only ever reused for
 // the origin it was opened to: an `https` connection has verified one host name's certificate, and an
-// `http` one to the same host and port is a different conversation altogether.
+// `http` one to the same host and port is a different conversation altogether. The route is part of the
+// identity too: a connection through a proxy (or a tunnel through it, opened with given credentials) is
+// never handed to a request that goes direct or through another proxy, and the other way round.
 
 import HTTPWireCodec
 
@@ -25,15 +27,19 @@ package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
     package let host: String
     /// The TCP port, explicit even when it is the scheme's default.
     package let port: Int
+    /// The proxy the connection goes through (with its credentials), or nil for a direct connection.
+    package let proxy: ProxyEndpoint?
 
-    /// Makes the key for a scheme, host and port; the host is lowercased (RFC 9110 §4.2.3).
+    /// Makes the key for a scheme, host and port, reached through `proxy` (nil: directly); the host is
+    /// lowercased (RFC 9110 §4.2.3).
     ///
     /// Nothing is validated: the URL parser has already refused bad hosts and ports outside 1...65535, and a
     /// key is only a name for a set of connections.
-    package init(scheme: TargetURL.Scheme, host: String, port: Int) {
+    package init(scheme: TargetURL.Scheme, host: String, port: Int, proxy: ProxyEndpoint? = nil) {
         self.scheme = scheme
         self.host = Self.asciiLowercased(host)
         self.port = port
+        self.proxy = proxy
     }
 
     /// Makes the key for a scheme and host on the scheme's default port.
@@ -41,10 +47,18 @@ package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
         self.init(scheme: scheme, host: host, port: scheme.defaultPort)
     }
 
-    /// `"https://host:port"`, with an IPv6 address in brackets (`"http://[::1]:8080"`, RFC 3986 §3.2.2).
+    /// `"https://host:port"`, with an IPv6 address in brackets (`"http://[::1]:8080"`, RFC 3986 §3.2.2), and
+    /// the route when there is a proxy: `"https://host:443 via http://proxy:3128"` (never its password).
     package var description: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme.rawValue)://\(hostPart):\(port)"
+        let route = proxy.map { " via \($0)" } ?? ""
+        return "\(scheme.rawValue)://\(hostPart):\(port)\(route)"
+    }
+
+    /// `host:port` as a CONNECT names it (RFC 9110 §9.3.6, the authority-form of RFC 9112 §3.2.3).
+    package var authority: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(hostPart):\(port)"
     }
 
     /// Lowercases A–Z only. Host names are ASCII on the wire (internationalised names travel as punycode,

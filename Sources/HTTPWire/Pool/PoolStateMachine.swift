@@ -374,6 +374,20 @@ package struct PoolStateMachine: Sendable {
     /// Whether shutdown has completed.
     package var isShutDown: Bool { state == .shutDown }
 
+    /// The pool's life cycle (`running`, `shuttingDown`, `shutDown`) and each connection's state (`connecting`,
+    /// `idle`, `leased`; a closed one is absent): what the state diagram in the Architecture article is drawn
+    /// from (StateDiagramTests explores the machine event by event).
+    package var stateNames: (pool: String, connections: [ConnectionID: String]) {
+        let names = connections.mapValues { record in
+            switch record.state {
+            case .connecting: "connecting"
+            case .idle: "idle"
+            case .leased: "leased"
+            }
+        }
+        return ("\(state)", names)
+    }
+
     // MARK: Transitions
 
     /// Hands `id` (just established or released reusable) to the oldest waiter, or parks it.

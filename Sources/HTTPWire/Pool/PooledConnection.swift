@@ -1,7 +1,9 @@
 // PooledConnection: one open connection as the pool hands it out, with its receive buffer (pool layer).
 // It pairs a transport stream with the buffer its reads fill, which is kept from exchange to exchange so a
-// kept-alive connection does not allocate per response. It knows no HTTP: it does not parse, decide reuse
-// or follow redirects — the exchange decodes (with a decoder of its own) and the pool's state machine decides.
+// kept-alive connection does not allocate per response. Opening one follows the key's route: straight to
+// the origin, to an HTTP proxy (through a CONNECT tunnel for https, `ProxyTunnel`), or through SOCKS5
+// (`SOCKS5Tunnel`). It does not parse responses, decide reuse or follow redirects — the exchange decodes
+// (with a decoder of its own) and the pool's state machine decides.
 
 import HTTPWireTransport
 
@@ -31,24 +33,70 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         self.socket = socket
     }
 
-    /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2).
+    /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2) (a SOCKS5
+    /// tunnel or an HTTP proxy is plain TCP too).
     package var isPlainTCP: Bool { origin.scheme == .http }
 
-    /// Opens a connection to `origin`: resolve, connect and, for https, the TLS handshake with the host's
-    /// name checked. Throws the transport's errors (`TransportError`; the pool translates them).
+    /// True when requests on this connection go to an HTTP proxy that forwards them: the request target is
+    /// then the absolute URL (RFC 9112 §3.2.2), and `proxyAuthorization` goes with every request.
+    package var sendsAbsoluteForm: Bool { origin.scheme == .http && origin.proxy?.kind == .http }
+
+    /// The `Proxy-Authorization` value for requests an HTTP proxy forwards (nil for every other route: a
+    /// tunnel's credentials went in its CONNECT, and the origin must never see them).
+    package var proxyAuthorization: String? { sendsAbsoluteForm ? origin.proxy?.basicAuthorization : nil }
+
+    /// Opens a connection to `origin`: resolve, connect (to the proxy, and through it, when the key names
+    /// one) and, for https, the TLS handshake with the origin's name checked. Throws the transport's errors
+    /// (`TransportError`; the pool translates them) and, for a proxy, `HTTPWireError`s already translated:
+    /// `couldNotResolveProxy` (exit 5), `proxyAuthenticationRequired`, `proxyTunnelFailed`.
     package static func open(
         id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, deadline: Deadline
     ) async throws -> PooledConnection {
-        let socket = try await TCPSocket.connect(host: origin.host, port: origin.port, deadline: deadline)
+        let socket = try await connectedSocket(to: origin, deadline: deadline)
         switch origin.scheme {
         case .http:
             return PooledConnection(id: id, origin: origin, stream: socket, socket: socket)
         case .https:
             guard let tls else { preconditionFailure("an https origin without a TLS context (\(origin))") }
+            // Through a tunnel too, TLS runs to the origin: its name for SNI and the certificate check.
             let stream = try await TLSStream.connect(
                 over: socket, serverName: origin.host, context: tls, deadline: deadline)
             return PooledConnection(id: id, origin: origin, stream: stream, socket: socket)
         }
+    }
+
+    /// A TCP socket that reaches `origin`: connected to it, or to the proxy (and through it, for a CONNECT
+    /// tunnel or SOCKS5). Failing to reach the proxy itself is reported as such (curl's 5 and 7 name the
+    /// proxy), failing to resolve the origin locally (`socks5://`) as the origin's.
+    private static func connectedSocket(to origin: OriginKey, deadline: Deadline) async throws -> TCPSocket {
+        guard let proxy = origin.proxy else {
+            return try await TCPSocket.connect(host: origin.host, port: origin.port, deadline: deadline)
+        }
+        let socket: TCPSocket
+        do {
+            socket = try await TCPSocket.connect(host: proxy.host, port: proxy.port, deadline: deadline)
+        } catch let error as TransportError {
+            throw HTTPWireError(reachingProxy: error)
+        }
+        switch proxy.kind {
+        case .http:
+            // http:// URLs are forwarded by the proxy itself, one absolute-form request at a time.
+            if origin.scheme == .https {
+                try await ProxyTunnel.open(over: socket, to: origin, through: proxy, deadline: deadline)
+            }
+        case .socks5, .socks5h:
+            do {
+                let destination = try await SOCKS5Tunnel.destination(
+                    host: origin.host, port: origin.port, resolvesAtProxy: proxy.kind == .socks5h, deadline: deadline)
+                try await SOCKS5Tunnel.establish(
+                    over: socket, destination: destination, port: origin.port,
+                    credentials: proxy.credentials.map { ($0.user, $0.password) }, deadline: deadline)
+            } catch {
+                await socket.close()
+                throw error
+            }
+        }
+        return socket
     }
 
     /// Checks an idle connection before reuse: it must be open, with nothing received since the last

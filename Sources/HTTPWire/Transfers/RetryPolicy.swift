@@ -116,7 +116,9 @@ public struct RetryPolicy: Sendable, Hashable {
         case .invalidURL, .couldNotResolveHost, .malformedResponse, .httpStatus, .localWriteFailed,
             .localReadFailed, .localFileChanged, .checksumMismatch, .tlsHandshakeFailed, .tooManyRedirects,
             .peerCertificateRejected,
-            .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge:
+            .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge,
+            .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired, .proxyTunnelFailed,
+            .socksProxyFailed:
             return false
         }
     }
