@@ -111,6 +111,8 @@ bench: deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product URLSessionBench
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product NetBench
 	$$($(SWIFT) build $(RELEASE) --show-bin-path)/NetBench
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/kill-torture.sh
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/rate-limit.sh
 
 clean:
 	rm -rf .build

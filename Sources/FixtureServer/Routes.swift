@@ -64,6 +64,10 @@ enum Routes {
             summary: "n deterministic bytes with ETag, Last-Modified, Range, If-Range; interval_ms paces pieces",
             handler: RangeResponder.generatedBytes),
         FixtureRoute(
+            name: "stall", usage: "/stall/{n}?after=&seed=0&stall_ms=60000",
+            summary: "n bytes like /bytes, but a response crossing byte `after` stops there and goes quiet",
+            handler: StallResponder.stalledBytes),
+        FixtureRoute(
             name: "files", usage: "/files/{path}?interval_ms=0&piece=16384",
             summary: "files set with setFile (interval_ms paces them), else from the served directory, with Range",
             handler: RangeResponder.file),

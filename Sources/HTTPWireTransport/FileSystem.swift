@@ -75,8 +75,12 @@ package enum FileSystem {
 
     /// Replaces the file at `path` with `bytes` so that a crash leaves either the old file or the new one,
     /// never a mixture: the bytes go to `path.tmp`, which is flushed (fsync) and renamed over `path`, and
-    /// the directory is flushed so the rename itself survives a power loss.
-    package static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(TransportError) {
+    /// the directory is flushed so the rename itself survives a power loss. With `synchronizing: false`
+    /// both flushes are skipped: still atomic for readers and for a process killed at any point (the
+    /// kernel keeps what was written), but a power loss may lose the new file, or leave it empty.
+    package static func replaceAtomically(
+        _ path: String, with bytes: [UInt8], synchronizing: Bool = true
+    ) throws(TransportError) {
         let temporaryPath = path + ".tmp"
         do throws(TransportError) {
             try remove(temporaryPath)
@@ -85,13 +89,13 @@ package enum FileSystem {
             try file.truncate(to: 0)
             try bytes.withUnsafeBytes { buffer in Result { () throws(TransportError) in try file.write(buffer, at: 0) }
             }.get()
-            try file.synchronize()
+            if synchronizing { try file.synchronize() }
             try rename(temporaryPath, to: path)
         } catch {
             try? remove(temporaryPath)
             throw error
         }
-        try synchronizeDirectory(containing: path)
+        if synchronizing { try synchronizeDirectory(containing: path) }
     }
 
     /// fsync(2) on the directory that holds `path`, which makes a rename or a new entry durable.

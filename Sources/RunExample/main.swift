@@ -68,6 +68,14 @@ let examples: [(name: String, usage: String, run: (HTTPClient, [String]) async t
         }
     ),
     ("delete-download", "FILE...", { _, arguments in try await DeleteDownload.run(destinations: arguments) }),
+    (
+        "manage-downloads", "CATALOGUE_DIR OUT_DIR URL...",
+        { client, arguments in
+            _ = try await ManageDownloads.run(
+                client: client, catalogueDirectory: arguments[0], outputDirectory: arguments[1],
+                urls: Array(arguments.dropFirst(2)))
+        }
+    ),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -182,6 +182,7 @@ private struct CommandParser {
         case .restart: parsed.restart = true
         case .sha256: parsed.sha256 = try sha256(try value())
         case .retry: parsed.retries = try number(try value(), spelling, in: 0...Int.max)
+        case .limitRate: parsed.limitRate = try rate(try value())
         case .port: parsed.port = try number(try value(), spelling, in: 0...65535)
         case .tls: parsed.tls = true
         case .log: parsed.log = true
@@ -205,7 +206,10 @@ private struct CommandParser {
         case .get:
             guard !operands.isEmpty else { throw error("wire get needs at least one URL") }
             parsed.urls = operands
-        case .head, .post, .put, .delete, .upload, .download:
+        case .download:
+            guard !operands.isEmpty else { throw error("wire download needs at least one URL") }
+            parsed.urls = operands
+        case .head, .post, .put, .delete, .upload:
             guard operands.count == 1 else {
                 throw error("wire \(command.rawValue) takes exactly one URL, not \(operands.count)")
             }
@@ -285,6 +289,18 @@ private struct CommandParser {
             throw error("option \(option) needs a whole number, \(bound), not \"\(text)\"")
         }
         return number
+    }
+
+    /// curl's `--limit-rate` units: a whole number of bytes per second, optionally followed by K, M or G
+    /// (either case), each 1024 times the one before; at least 1 byte per second.
+    private func rate(_ text: String) throws(UsageError) -> Int64 {
+        let shifts: [Character: Int64] = ["k": 10, "K": 10, "m": 20, "M": 20, "g": 30, "G": 30]
+        let shift = text.last.flatMap { shifts[$0] } ?? 0
+        let digits = shift > 0 ? String(text.dropLast()) : text
+        guard !digits.isEmpty, digits.utf8.count <= 12, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let number = Int64(digits), number > 0
+        else { throw error("--limit-rate needs a rate such as 500K or 2M, not \"\(text)\"") }
+        return number << shift
     }
 
     /// 64 ASCII hexadecimal digits, kept lowercase so comparing with a computed digest is a string compare.

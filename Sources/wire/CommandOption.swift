@@ -6,7 +6,7 @@
 /// forces both its parsing and (through `summary`) its help line to be written.
 enum CommandOption: CaseIterable {
     case header, output, include, verbose, fail, timeout, connectTimeout, caFile, maxRedirects
-    case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry
+    case progress, noProgress, parallel, json, data, form, directory, restart, sha256, retry, limitRate
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
@@ -33,6 +33,7 @@ enum CommandOption: CaseIterable {
         case .restart: return ["--restart"]
         case .sha256: return ["--sha256"]
         case .retry: return ["--retry"]
+        case .limitRate: return ["--limit-rate"]
         case .port: return ["--port"]
         case .tls: return ["--tls"]
         case .log: return ["--log"]
@@ -62,6 +63,7 @@ enum CommandOption: CaseIterable {
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
         case .sha256: return "HEX"
+        case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location:
             return nil
@@ -90,7 +92,7 @@ enum CommandOption: CaseIterable {
         case .maxRedirects: return "follow at most N redirects (default 10, 0 follows none)"
         case .progress: return "show a progress bar on stderr (default: when stderr is a terminal)"
         case .noProgress: return "never show a progress bar"
-        case .parallel: return "fetch up to N URLs at once (bodies still appear in order)"
+        case .parallel: return "fetch up to N URLs at once (get: bodies still appear in order)"
         case .json: return "send TEXT as the body, with Content-Type: application/json"
         case .data: return "send TEXT as a form body (repeatable, joined with &); @FILE sends the file's bytes"
         case .form: return "add a multipart/form-data part (repeatable)"
@@ -98,6 +100,7 @@ enum CommandOption: CaseIterable {
         case .restart: return "start again from byte 0 instead of resuming a partial file"
         case .sha256: return "check the finished file's SHA-256 against HEX"
         case .retry: return "retry a failed transfer up to N times, resuming where it stopped"
+        case .limitRate: return "read at most RATE bytes per second (suffix K, M or G: 1024 multiples, as curl)"
         case .port: return "listen on port N (default 0: the system picks a free port)"
         case .tls: return "serve HTTPS with a throwaway test CA (needs this checkout and openssl)"
         case .log: return "print one line per request on stderr, with its Range and If-Range"
@@ -131,11 +134,11 @@ enum CommandOption: CaseIterable {
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]
         case .request: return [.get, .post, .put, .delete]
-        case .parallel: return [.get]
+        case .parallel: return [.get, .download]
         case .json: return [.post, .put]
         case .data: return [.get, .post, .put, .delete]
         case .form: return [.upload]
-        case .directory, .restart, .sha256, .retry: return [.download]
+        case .directory, .restart, .sha256, .retry, .limitRate: return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         case .proxy, .noProxy, .proxyUser, .pinnedPublicKey: return requests

@@ -1,4 +1,5 @@
-// DownloadCommand: `wire download URL [-o FILE | --dir DIR] [--restart] [--sha256 HEX] [--retry N]`
+// DownloadCommand: `wire download URL [-o FILE | --dir DIR] [--restart] [--sha256 HEX] [--retry N]
+// [--limit-rate RATE]`
 // (edge layer). One library call, `client.download(from:to:options:)` (or `toDirectory:`), whose events
 // drive the progress bar. The bytes go to FILE.part with a resume record beside it; re-running the same
 // command after Ctrl-C, `kill -9` or a dropped connection resumes with Range + If-Range, and a server-side
@@ -6,6 +7,7 @@
 // current directory under the server's or the URL's name, sanitised by the library (like curl -OJ).
 
 import HTTPWire
+import HTTPWireCodec
 
 #if canImport(Glibc)
     import Glibc
@@ -18,10 +20,14 @@ enum DownloadCommand {
         options.restart = command.restart
         options.expectedSHA256 = command.sha256.flatMap { SHA256Digest(hex: $0) }
         options.retry = command.retries > 0 ? RetryPolicy(maxRetries: command.retries) : .none
+        options.maxBytesPerSecond = command.limitRate
         options.fields = ClientSettings.fields(for: command)
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
         let verbose = command.verbose
+        if command.urls.count > 1 {
+            return try await runMany(command, options: options)
+        }
         try await ClientSettings.withClient(for: command) { client in
             let url = command.urls[0]
             let download =
@@ -42,6 +48,59 @@ enum DownloadCommand {
                 await observer.value
                 throw error
             }
+        }
+    }
+
+    /// Several URLs: a `DownloadManager` whose catalogue sits in the target directory (`--dir`, else the
+    /// current one), running `--parallel N` at once. Each URL is saved under its last path segment
+    /// (numbered when two share a name). Running the same command again restores the catalogue: finished
+    /// files are not fetched again, unfinished ones resume with Range. Exits with the first failure's code.
+    static func runMany(_ command: ParsedCommand, options: DownloadOptions) async throws {
+        guard command.output == nil else {
+            throw UsageError(message: "-o names one file; with several URLs use --dir DIR", command: .download)
+        }
+        var directory = command.directory ?? "."
+        if !directory.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            guard getcwd(&buffer, buffer.count) != nil else {
+                throw HTTPWireError.localWriteFailed(path: directory, errno: errno)
+            }
+            let current = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            directory = directory == "." ? current : current + "/" + directory
+        }
+        try await ClientSettings.withClient(for: command) { client in
+            let manager = try await DownloadManager(
+                client: client, catalogueDirectory: directory, maxRunning: command.parallel,
+                maxRunningPerHost: command.parallel, defaultOptions: options)
+            var taken: Set<String> = []
+            var ids: [DownloadManagerItem.ID] = []
+            for url in command.urls {
+                let segment = (try? TargetURL(url))?.lastPathSegment
+                let name = ContentDisposition.downloadFileName(fieldValue: nil, urlLastPathSegment: segment)
+                var number = 0
+                var chosen = name
+                while taken.contains(chosen) {
+                    number += 1
+                    chosen = DownloadFileNaming.numbered(name, number)
+                }
+                taken.insert(chosen)
+                ids.append(try await manager.add(from: url, to: directory + "/" + chosen))
+            }
+            await manager.waitUntilIdle()
+            var firstFailure: HTTPWireError?
+            for id in ids {
+                guard let item = manager.item(id) else { continue }
+                switch item.state {
+                case .completed(let bytes, _):
+                    if command.verbose { Terminal.writeError("wire: saved \(item.destination) (\(bytes) bytes)\n") }
+                case .failed(let error, _):
+                    Terminal.writeError("wire: \(item.url): \(error)\n")
+                    if firstFailure == nil { firstFailure = error }
+                case .queued, .running, .paused, .cancelled:
+                    break
+                }
+            }
+            if let firstFailure { throw firstFailure }
         }
     }
 
@@ -87,6 +146,7 @@ enum DownloadCommand {
             case .differentURL: return "the partial data came from another URL"
             case .partialFileTooShort: return "the partial file is shorter than its record says"
             case .noValidator: return "the server gave no ETag or Last-Modified to resume safely against"
+            case .methodNotResumable: return "only a GET without a body can be resumed"
             }
         case .serverAnswer(let reason):
             switch reason {

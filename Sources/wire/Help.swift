@@ -69,7 +69,8 @@ enum Help {
         case .delete: return "wire delete URL [options]"
         case .upload: return "wire upload URL -F name=value -F name=@path[;type=MIME][;filename=NAME] ... [options]"
         case .download:
-            return "wire download URL [-o FILE | --dir DIR] [--restart] [--sha256 HEX] [--retry N] [options]"
+            return
+                "wire download URL... [-o FILE | --dir DIR] [--parallel N] [--restart] [--sha256 HEX] [--retry N] [--limit-rate RATE] [options]"
         case .serve: return "wire serve [DIR] [--port N] [--tls] [--log]"
         case .demo: return "wire demo"
         }

@@ -61,6 +61,8 @@ struct ParsedCommand: Equatable, Sendable {
     var restart = false
     var sha256: String?
     var retries = 0
+    /// `--limit-rate`, in bytes per second.
+    var limitRate: Int64?
     var port = 0
     var tls = false
     var log = false

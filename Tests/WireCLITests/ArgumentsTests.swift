@@ -180,4 +180,19 @@ import Testing
             }
         }
     }
+
+    @Test("--limit-rate reads curl's units: bytes, K, M and G as 1024 multiples")
+    func limitRate() throws {
+        for (text, expected) in [("1000", Int64(1000)), ("500K", 512_000), ("2m", 2 << 20), ("1G", 1 << 30)] {
+            guard case .run(let parsed) = try Arguments.parse(["download", "u", "-o", "f", "--limit-rate", text]) else {
+                Issue.record("no command for \(text)")
+                continue
+            }
+            #expect(parsed.limitRate == expected)
+        }
+        for bad in ["", "0", "fast", "10X", "-5K", "K"] {
+            #expect(throws: UsageError.self) { try Arguments.parse(["download", "u", "--limit-rate", bad]) }
+        }
+        #expect(throws: UsageError.self) { try Arguments.parse(["get", "u", "--limit-rate", "1K"]) }
+    }
 }

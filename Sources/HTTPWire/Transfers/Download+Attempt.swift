@@ -31,17 +31,20 @@ extension Download {
             plan = try await planFromDisk(destination: destination, url: key)
         }
 
-        var fields = options.fields
-        fields.remove(name: "Range")
-        fields.remove(name: "If-Range")
-        for field in plan.requestFields { fields.append(field) }
+        // The options' fields replace the request's of the same name.
+        var sent = request
+        for field in options.fields { sent.fields.remove(name: field.name) }
+        for field in options.fields { sent.fields.append(field) }
+        sent.fields.remove(name: "Range")
+        sent.fields.remove(name: "If-Range")
+        for field in plan.requestFields { sent.fields.append(field) }
         control.withLock { $0.requests += 1 }
         // The download's own run loop retries (resuming from disk) and judges statuses (206, 416), so the
-        // request itself neither retries nor validates.
-        var request = HTTPRequest(url: url, fields: fields, options: options.requestOptions)
-        request.options.retry = RetryPolicy.none
-        request.options.validation = ResponseValidation.acceptingAll
-        let response = try await client.stream(request)
+        // request itself neither retries nor validates; its other options are the download's.
+        sent.options = options.requestOptions
+        sent.options.retry = RetryPolicy.none
+        sent.options.validation = ResponseValidation.acceptingAll
+        let response = try await client.stream(sent)
         let status = response.status.rawValue
 
         if destination == nil, let directory {
@@ -49,8 +52,11 @@ extension Download {
             // request instead of downloading from zero; this response is dropped (its connection closes).
             let name = ContentDisposition.downloadFileName(
                 fieldValue: response.fields["Content-Disposition"], urlLastPathSegment: response.url.lastPathSegment)
-            let chosen = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             if (200..<300).contains(status) {
+                // Never onto an existing file: `name (1).ext` instead (DownloadFileNaming).
+                let chosen = try await DownloadPartialFile.runBlocking {
+                    try DownloadFileNaming.freePath(in: directory, for: name, url: key)
+                }
                 try await claim(chosen)
                 control.withLock { $0.destination = chosen }
                 destination = chosen
@@ -81,7 +87,7 @@ extension Download {
             noteStart(offset: length)
             eventSink.yield(.started(destination: destination, offset: length, expectedBytes: length))
             reportProgress(TransferProgress(receivedBytes: length, expectedBytes: length))
-            return try await finish(file, expectedLength: length)
+            return try await finish(file, expectedLength: length, head: Self.head(of: response))
         case .writeFromStart(let reason):
             guard let destination else { throw HTTPWireError.httpStatus(status) }
             if let reason { eventSink.yield(.restarted(.serverAnswer(reason))) }
@@ -129,11 +135,13 @@ extension Download {
             file.closeDescriptor()
             return .again
         }
-        return try await finish(file, expectedLength: expectedTotal)
+        return try await finish(file, expectedLength: expectedTotal, head: Self.head(of: response))
     }
 
     /// Checks the length and checksum and renames the part file onto the destination.
-    private func finish(_ file: DownloadPartialFile, expectedLength: Int64?) async throws -> AttemptOutcome {
+    private func finish(
+        _ file: DownloadPartialFile, expectedLength: Int64?, head: ResponseHead
+    ) async throws -> AttemptOutcome {
         let expectedSHA256 = options.expectedSHA256
         let digest: SHA256Digest?
         do {
@@ -148,8 +156,18 @@ extension Download {
         return .finished(
             DownloadResult(
                 location: file.destination, bytes: file.writtenBytes, resumedFromBytes: resumedFrom, sha256: digest,
-                requests: requests))
+                requests: requests, head: head))
     }
+
+    /// The status line and fields of `response`, for ``DownloadResult/head``.
+    static func head(of response: HTTPStreamingResponse) -> ResponseHead {
+        ResponseHead(
+            version: response.version, status: response.status, reason: response.reason, fields: response.fields)
+    }
+
+    /// True when the request can be continued with `Range`: a GET without a body (RFC 9110 §14.2 defines
+    /// Range for GET only). Anything else starts over at every attempt.
+    var isResumable: Bool { request.method == .get && request.body.isEmpty }
 
     /// Reads the record and part file of `destination` and plans the request; discards them first when a
     /// restart was asked for, and reports a restart when data existed but cannot be resumed.
@@ -159,13 +177,14 @@ extension Download {
             defer { state.mustDiscard = false }
             return state.mustDiscard
         }
-        if mustDiscard {
+        if mustDiscard || !isResumable {
             let existed = try await DownloadPartialFile.runBlocking { () throws -> Bool in
                 let existed = DownloadPartialFile.fileSize(atPath: file.partialPath) != nil
                 try file.discard()
                 return existed
             }
-            if existed { eventSink.yield(.restarted(.requested)) }
+            if existed { eventSink.yield(.restarted(mustDiscard ? .requested : .notResumable(.methodNotResumable))) }
+            if !isResumable { return ResumePlan(url: url, record: nil, partialFileSize: nil) }
         }
         let (record, size) = try await DownloadPartialFile.runBlocking { file.inspect() }
         let plan = ResumePlan(
@@ -186,13 +205,20 @@ extension Download {
         return ResumeRecord(url: url, entityTag: nil, lastModified: nil, expectedLength: nil, committedBytes: 0)
     }
 
-    /// The absolute URL the record names: the URL as given, resolved against the client's base URL.
+    /// The absolute URL the record names: the URL as given, resolved against the client's base URL, with
+    /// the request's query items.
     func resolvedURL() throws(HTTPWireError) -> String {
         do {
+            var target: TargetURL
             if let base = client.configuration.baseURL {
-                return try TargetURL(base).resolving(url).description
+                target = try TargetURL(base).resolving(url)
+            } else {
+                target = try TargetURL(url)
             }
-            return try TargetURL(url).description
+            if !request.queryItems.isEmpty {
+                target = target.appendingQueryItems(request.queryItems.map { (name: $0.name, value: $0.value) })
+            }
+            return target.description
         } catch {
             throw .invalidURL("\(error)")
         }

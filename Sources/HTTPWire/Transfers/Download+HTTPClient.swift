@@ -19,7 +19,8 @@ extension HTTPClient {
     public func download(
         from url: String, to destination: String, options: DownloadOptions = DownloadOptions()
     ) -> Download {
-        let download = Download(client: self, url: url, destination: destination, directory: nil, options: options)
+        let download = Download(
+            client: self, request: HTTPRequest(url: url), destination: destination, directory: nil, options: options)
         download.start()
         return download
     }
@@ -32,7 +33,46 @@ extension HTTPClient {
     public func download(
         from url: String, toDirectory directory: String, options: DownloadOptions = DownloadOptions()
     ) -> Download {
-        let download = Download(client: self, url: url, destination: nil, directory: directory, options: options)
+        let download = Download(
+            client: self, request: HTTPRequest(url: url), destination: nil, directory: directory, options: options)
+        download.start()
+        return download
+    }
+
+    /// Downloads the response to `request` — any method, fields and body — to the file `destination`.
+    /// For a GET without a body this is ``download(from:to:options:)``. Any other request is never resumed:
+    /// `Range` is defined for GET only (RFC 9110 §14.2: a server ignores it for other methods), and a POST
+    /// may not even produce the same representation twice. So every attempt — a retry, a resume after
+    /// `pause()`, a run after a crash — discards the partial data and sends the request again from byte
+    /// zero, reporting ``DownloadEvent/restarted(_:)`` with
+    /// ``ResumeRestartCause/FreshReason/methodNotResumable`` when data existed. The retry policy sees the
+    /// request's method, so a POST is only retried when the policy allows it for that method. A
+    /// ``RequestBody/stream(_:)`` body can be sent once only: such a download fails rather than restart.
+    ///
+    /// ```swift
+    /// var request = HTTPRequest(method: .post, url: "https://example.test/export")
+    /// request.fields["Content-Type"] = "application/json"
+    /// request.body = .bytes(Array(#"{"format":"csv"}"#.utf8))
+    /// let result = try await client.download(request, to: "/tmp/export.csv").result()
+    /// print(result.status, result.head.fields["Content-Type"] ?? "")
+    /// ```
+    public func download(
+        _ request: HTTPRequest, to destination: String, options: DownloadOptions = DownloadOptions()
+    ) -> Download {
+        let download = Download(
+            client: self, request: request, destination: destination, directory: nil, options: options)
+        download.start()
+        return download
+    }
+
+    /// Downloads the response to `request` into `directory`, named like
+    /// ``download(from:toDirectory:options:)`` names it; restarts like ``download(_:to:options:)`` unless
+    /// the request is a GET without a body.
+    public func download(
+        _ request: HTTPRequest, toDirectory directory: String, options: DownloadOptions = DownloadOptions()
+    ) -> Download {
+        let download = Download(
+            client: self, request: request, destination: nil, directory: directory, options: options)
         download.start()
         return download
     }

@@ -62,6 +62,9 @@ public final class Download: Sendable {
 
     /// The URL as given.
     public let url: String
+    /// The request every attempt repeats (method, fields, body), with `Range` and `If-Range` added when
+    /// resuming. A GET without a body, unless started with ``HTTPClient/download(_:to:options:)``.
+    let request: HTTPRequest
     /// Events in the order they happened; see ``DownloadEvent``.
     public let events: AsyncStream<DownloadEvent>
     let eventSink: AsyncStream<DownloadEvent>.Continuation
@@ -72,9 +75,12 @@ public final class Download: Sendable {
     let control: LockedState<Control>
     private let runner = LockedState<Task<DownloadResult, any Error>?>(nil)
 
-    init(client: HTTPClient, url: String, destination: String?, directory: String?, options: DownloadOptions) {
+    init(
+        client: HTTPClient, request: HTTPRequest, destination: String?, directory: String?, options: DownloadOptions
+    ) {
         self.client = client
-        self.url = url
+        self.url = request.url
+        self.request = request
         self.directory = directory
         self.options = options
         (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(256))
@@ -227,7 +233,7 @@ public final class Download: Sendable {
                 // plans from the bytes on disk, so a retry resumes.
                 guard
                     let delay = retryPolicy.retryDelay(
-                        afterAttempt: failedAttempts, outcome: outcome, method: .get, deadline: .never)
+                        afterAttempt: failedAttempts, outcome: outcome, method: request.method, deadline: .never)
                 else { throw reported }
                 eventSink.yield(.retrying(attempt: failedAttempts, delay: delay, error: reported))
                 try await RetryPolicy.sleep(for: delay)

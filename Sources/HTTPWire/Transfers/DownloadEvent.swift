@@ -6,6 +6,8 @@
 // event stream keeps only the newest events when its consumer is slow, so observing a download can never
 // slow it down or grow memory. This file must not format anything for a terminal.
 
+import HTTPWireCodec
+
 /// One thing that happened to a ``Download``, in the order it happened.
 ///
 /// ```swift
@@ -56,6 +58,9 @@ public enum ResumeRestartCause: Sendable, Hashable {
         case partialFileTooShort(committedBytes: Int64, partialFileSize: Int64)
         /// The record has no validator usable in `If-Range` and the plan requires one (see `init`).
         case noValidator
+        /// The request is not a GET without a body (a POST download, say): `Range` is defined for GET only
+        /// (RFC 9110 §14.2), so the request is sent again from byte zero.
+        case methodNotResumable
     }
 
     /// Why a response to a resume request leads to starting over.
@@ -86,13 +91,24 @@ public struct DownloadResult: Sendable, Hashable {
     public var sha256: SHA256Digest?
     /// How many requests the download sent (resumes and restarts after the first included).
     public var requests: Int
+    /// The status of the response that completed the file: 200 for a whole body, 206 for the rest of a
+    /// resumed one, or 416 when the part file was already complete (RFC 9110 §15.5.17: the server says
+    /// there is nothing past the bytes on disk). Equal to `head.status`.
+    public var status: Int { head.status.rawValue }
+    /// The head of the response that completed the file: its status line and fields (`Content-Type`,
+    /// `ETag`, `Last-Modified`, `Content-Disposition`, ...), for a caller that needs more than the bytes.
+    public var head: ResponseHead
 
-    /// A result with the given values.
-    public init(location: String, bytes: Int64, resumedFromBytes: Int64, sha256: SHA256Digest?, requests: Int) {
+    /// A result with the given values; `head` defaults to a bare `200 OK`.
+    public init(
+        location: String, bytes: Int64, resumedFromBytes: Int64, sha256: SHA256Digest?, requests: Int,
+        head: ResponseHead = ResponseHead(version: .http1_1, status: 200, reason: "OK", fields: [:])
+    ) {
         self.location = location
         self.bytes = bytes
         self.resumedFromBytes = resumedFromBytes
         self.sha256 = sha256
         self.requests = requests
+        self.head = head
     }
 }

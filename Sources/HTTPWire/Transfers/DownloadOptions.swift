@@ -45,9 +45,10 @@ public struct DownloadOptions: Sendable {
     /// The least time between two `.progress` events. Default 100 ms: ten a second is smooth for a
     /// progress bar and costs nothing on the data path.
     public var progressInterval: Duration = .milliseconds(100)
-    /// The longest time received bytes go without being made durable and counted in the record. After a
-    /// crash or a `kill -9`, a resume keeps what the record counts, so this bounds what is lost.
-    /// Default 250 ms.
+    /// The longest time received bytes go without being flushed (fdatasync) and counted in the record,
+    /// which is what survives a power loss; a stream that goes quiet is flushed at once. A process kill
+    /// loses nothing either way: bytes written are counted by the progress mark within 5 ms (see the
+    /// Downloads article's crash model). Default 250 ms.
     public var commitInterval: Duration = .milliseconds(250)
     /// Also commit after this many bytes, whatever the time. Default 64 MiB: at disk speed a commit per
     /// few hundred milliseconds, without flushing so often that `fdatasync` throttles the transfer.
@@ -55,6 +56,14 @@ public struct DownloadOptions: Sendable {
     /// Use splice(2) to move a plain-HTTP, Content-Length body from the socket into the file without
     /// copying it through user space. Default true; false forces the copying path (for tests).
     public var allowsZeroCopy: Bool = true
+
+    /// The most bytes per second this download reads, like curl's `--limit-rate`; nil (the default) for
+    /// no limit. Paced on the reactor's clock, accurate to a few percent over seconds (see
+    /// ``DownloadRateLimiter``).
+    public var maxBytesPerSecond: Int64?
+    /// A budget shared with other downloads — a ``DownloadManager``'s overall limit, or one the app
+    /// creates — spent as well as `maxBytesPerSecond`. Default nil.
+    public var sharedRateLimiter: DownloadRateLimiter?
 
     /// Options with the defaults described on each property.
     public init() {}

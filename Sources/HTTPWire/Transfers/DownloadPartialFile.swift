@@ -8,8 +8,9 @@
 // Crash consistency rests on one order: bytes are written, then `fdatasync`ed, then a record counting them
 // replaces the old one (`ResumeRecord.write`, itself write + fsync + rename). After a crash the record never
 // counts a byte that is not on disk; bytes past its count may be missing or garbage, and a resume cuts them
-// off. A `kill -9` keeps everything written (the page cache survives the process), so the record's count
-// is what bounds the loss: it is refreshed every `commitInterval`.
+// off. A `kill -9` keeps everything written (the page cache survives the process): the progress mark
+// `dest.part.mark` counts those bytes within 5 ms of each write, and `inspect()` trusts it on the same
+// boot only (`DownloadCommitter` has the schedule, `BootIdentity` the reason).
 
 import HTTPWireTransport
 
@@ -36,6 +37,8 @@ final class DownloadPartialFile: @unchecked Sendable {
     let partialPath: String
     /// `dest.part.resume`.
     let recordPath: String
+    /// `dest.part.mark`: the progress mark, bytes written but not flushed, trusted on the same boot only.
+    let markPath: String
     /// The open part file, or nil.
     private(set) var file: DiskFile?
     /// Bytes from offset 0 that are in the part file (written or spliced), contiguous.
@@ -49,6 +52,7 @@ final class DownloadPartialFile: @unchecked Sendable {
         self.destination = destination
         self.partialPath = ResumeRecord.partialFilePath(forDestination: destination)
         self.recordPath = ResumeRecord.recordPath(forDestination: destination)
+        self.markPath = ResumeRecord.markPath(forDestination: destination)
     }
 
     deinit {
@@ -70,17 +74,28 @@ final class DownloadPartialFile: @unchecked Sendable {
         return status.size
     }
 
-    /// The record beside the part file, when it can be used, and the part file's size.
+    /// The record a resume can start from, and the part file's size. The flushed record, unless the
+    /// progress mark beside it counts more and can be trusted: it was written on this boot (so the bytes
+    /// it counts are still in the page cache, or on disk), it describes the same representation, and the
+    /// part file is large enough to hold what it counts. A damaged or foreign mark is ignored, never
+    /// fatal: the record is the fallback.
     func inspect() -> (record: ResumeRecord?, partialFileSize: Int64?) {
         let size = Self.fileSize(atPath: partialPath)
         guard case .valid(let record) = ResumeRecord.load(fromPath: recordPath) else { return (nil, size) }
-        return (record, size)
+        guard let size, let bootID = BootIdentity.current,
+            case .valid(let mark) = ResumeRecord.load(fromPath: markPath),
+            mark.bootID == bootID, mark.isSameRepresentation(as: record), mark.committedBytes > record.committedBytes
+        else { return (record, size) }
+        // Single stream: the count is a prefix of the file. Segments: the file has its full length.
+        let holdsMark = mark.segments.isEmpty ? size >= mark.committedBytes : size == mark.expectedLength
+        guard holdsMark else { return (record, size) }
+        return (mark.counting(mark.committedBytes, segments: mark.segments), size)
     }
 
-    /// Deletes the part file and its record (and a record's temporary file left by a crash).
+    /// Deletes the part file, its record and its mark (and their temporary files left by a crash).
     func discard() throws(HTTPWireError) {
         closeDescriptor()
-        for path in [partialPath, recordPath, recordPath + ".tmp"] {
+        for path in [markPath, markPath + ".tmp", partialPath, recordPath, recordPath + ".tmp"] {
             try ResumeRecord.remove(atPath: path)
         }
     }
@@ -91,8 +106,10 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// garbage after a crash — and writes `record` (which counts those `offset` bytes) before any body byte
     /// arrives, so even a download killed at once leaves its validators behind. With `hashing`, the bytes
     /// kept are read back and digested now, so the body can be digested as it is written.
+    /// The mark goes first: it may count bytes the cut is about to remove.
     func open(truncatingTo offset: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
         closeDescriptor()
+        try ResumeRecord.remove(atPath: markPath)
         let path = partialPath
         let opened = try HTTPWireError.local { () throws(TransportError) in
             try DiskFile.open(path, for: .writing(creating: true))
@@ -105,6 +122,41 @@ final class DownloadPartialFile: @unchecked Sendable {
         try hashRemainder()
         try Self.commit(opened, record: record, destination: destination)
     }
+
+    /// Opens (creating) the part file of a segmented download at its full `length` — cut when longer,
+    /// extended with a hole when shorter, the bytes the segments count left in place — and writes `record`
+    /// (with its segments) before any body byte. The bytes are written at their own offsets with
+    /// ``write(_:at:)``; ``segmentsFinished(length:)`` makes the file whole for `finish`.
+    func openSegmented(length: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
+        closeDescriptor()
+        try ResumeRecord.remove(atPath: markPath)
+        let path = partialPath
+        let opened = try HTTPWireError.local { () throws(TransportError) in
+            try DiskFile.open(path, for: .writing(creating: true))
+        }
+        file = opened
+        try HTTPWireError.local { () throws(TransportError) in try opened.truncate(to: length) }
+        writtenBytes = 0
+        hasher = hashing ? SHA256Hasher() : nil
+        hashedBytes = 0
+        try Self.commit(opened, record: record, destination: destination)
+    }
+
+    /// Writes `bytes` at `offset` (a segment's next byte), from any of the download's connections: pwrite
+    /// names its offset, so writers of different segments never disturb each other. Blocking.
+    static func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64, to file: DiskFile) throws(HTTPWireError) {
+        try HTTPWireError.local { () throws(TransportError) in try file.write(bytes, at: offset) }
+    }
+
+    /// Every segment is complete: the file holds `length` bytes, all of them body, and `finish` digests
+    /// them from the start (segments arrive out of order, so nothing was digested on the way).
+    func segmentsFinished(length: Int64) {
+        writtenBytes = length
+        hashedBytes = 0
+    }
+
+    /// The part file's size now (fstat); for a segmented download that failed part-way. Blocking.
+    var sizeOnDisk: Int64? { try? file?.status().size }
 
     /// Appends `bytes` at the end of the written region with `pwrite`, looping over short writes. A full
     /// disk (`ENOSPC`) or any other failure throws `localWriteFailed`; the bytes written before stay.
@@ -174,16 +226,18 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// Completes the download: checks the length, digests what was not digested while writing (a resumed
     /// prefix, spliced bytes) and compares it, makes the file durable, renames it onto the destination
     /// (atomic: the destination is the old file or the whole new one), removes the record and syncs the
-    /// directory. Returns the digest when one was computed. On a checksum mismatch the part file and record
+    /// directory. Returns the digest when one was computed (the file was opened with `hashing`). On a checksum mismatch the part file and record
     /// stay, and nothing is renamed.
     func finish(expectedLength: Int64?, expectedSHA256: SHA256Digest?) throws(HTTPWireError) -> SHA256Digest? {
         if let expectedLength, writtenBytes != expectedLength {
             throw .bodyTruncated(expected: expectedLength, received: writtenBytes)
         }
         var digest: SHA256Digest?
-        if let expectedSHA256 {
+        if hasher != nil {
             try hashRemainder()
             digest = hasher.take()?.finalize().flatMap { SHA256Digest(bytes: $0) }
+        }
+        if let expectedSHA256 {
             guard let digest, digest == expectedSHA256 else {
                 throw .checksumMismatch(expected: expectedSHA256.hexString, actual: digest?.hexString ?? "unavailable")
             }

@@ -6,9 +6,10 @@
 //
 // Two paths. A plain-HTTP body with a Content-Length goes socket → pipe → file with splice(2), never
 // entering user space. Every other body (TLS, chunked) is read slice by slice and handed to a writer task
-// through `DownloadWriteQueue`, which writes whatever has gathered whenever the disk is free. Either way a
-// commit (fdatasync, then the record) runs beside the transfer every `commitInterval`, and one last commit
-// runs however the transfer ends — success, failure, pause or cancellation — so what arrived is kept.
+// through `DownloadWriteQueue`, which writes whatever has gathered whenever the disk is free. Either way
+// every write is reported to `DownloadCommitter`, which marks it within milliseconds and flushes it within
+// `commitInterval` (at once when the stream goes quiet), and one last commit runs however the transfer
+// ends — success, failure, pause or cancellation — so what arrived is kept.
 
 import HTTPWireTransport
 
@@ -48,7 +49,8 @@ struct DownloadTransfer: Sendable {
         let committer = DownloadCommitter(file: file, record: record, options: options)
         let queue = DownloadWriteQueue(blockCapacity: Self.blockCapacity)
         let file = self.file
-        let writer = Task { await Self.writeBlocks(from: queue, to: file, committer: committer) }
+        let record = self.record
+        let writer = Task { await Self.writeBlocks(from: queue, to: file, record: record, committer: committer) }
         var failure: (any Error)?
         do {
             try await receive(body: body, canSplice: canSplice, queue: queue, committer: committer)
@@ -57,7 +59,9 @@ struct DownloadTransfer: Sendable {
         }
         queue.close()
         await writer.value
-        let finalCommitError = await committer.finish(writtenBytes: file.writtenBytes)
+        // Bytes a failed splice had already moved are counted only now.
+        committer.update(record.counting(file.writtenBytes))
+        let finalCommitError = await committer.finish()
         if let failure { throw failure }
         if let writeFailure = queue.failure { throw writeFailure }
         if let finalCommitError { throw finalCommitError }
@@ -73,6 +77,11 @@ struct DownloadTransfer: Sendable {
         var received: Int64 = 0
         var lastReport = start
         var iterator = body.makeAsyncIterator()
+        // The budgets this transfer spends: its own limit (one per transfer) and a shared one.
+        let limiters =
+            [options.maxBytesPerSecond.map { DownloadRateLimiter(bytesPerSecond: $0) }, options.sharedRateLimiter]
+            .compactMap { $0 }
+        let spliceRound = limiters.map(\.roundBytes).min().map { min($0, Self.spliceBytes) } ?? Self.spliceBytes
         func progressed(by count: Int64, force: Bool) {
             received += count
             let now = clock.now
@@ -91,7 +100,7 @@ struct DownloadTransfer: Sendable {
                         throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: EBADF)
                     }
                     moved = try await body.spliceNext(
-                        into: target, offset: file.writtenBytes, maxBytes: Self.spliceBytes)
+                        into: target, offset: file.writtenBytes, maxBytes: spliceRound)
                 } catch {
                     // Bytes the failed call had already put in the file are body, in order: keep them.
                     let file = self.file
@@ -100,14 +109,16 @@ struct DownloadTransfer: Sendable {
                 }
                 if let moved, moved > 0 {
                     file.recordSpliced(moved)
-                    committer.bytesWritten(upTo: file.writtenBytes)
+                    committer.update(record.counting(file.writtenBytes))
                     progressed(by: moved, force: false)
+                    for limiter in limiters { try await limiter.spend(Int(moved)) }
                     continue
                 }
             }
             guard let piece = try await iterator.next() else { break }
             try await queue.append(piece)
             progressed(by: Int64(piece.count), force: false)
+            for limiter in limiters { try await limiter.spend(piece.count) }
         }
         progressed(by: 0, force: true)
     }
@@ -116,7 +127,8 @@ struct DownloadTransfer: Sendable {
     /// is closed and empty or a write fails. Runs as an unstructured task, so a pause or cancellation of the
     /// reader never abandons bytes already received.
     private static func writeBlocks(
-        from queue: DownloadWriteQueue, to file: DownloadPartialFile, committer: DownloadCommitter
+        from queue: DownloadWriteQueue, to file: DownloadPartialFile, record: ResumeRecord,
+        committer: DownloadCommitter
     ) async {
         let clock = ContinuousClock()
         var lastWriteEnd = clock.now - gatherDelay
@@ -140,81 +152,9 @@ struct DownloadTransfer: Sendable {
                 queue.writerFailed(.localWriteFailed(path: file.partialPath, errno: EIO))
                 return
             }
-            committer.bytesWritten(upTo: file.writtenBytes)
+            committer.update(record.counting(file.writtenBytes))
             queue.blockWritten(block)
             lastWriteEnd = clock.now
-        }
-    }
-}
-
-/// Refreshes the record while bytes arrive: at most one commit in flight, started when `commitInterval`
-/// passed or `commitBytes` accumulated since the last one, each counting only bytes written before it began.
-final class DownloadCommitter: Sendable {
-    private struct State {
-        var committedBytes: Int64
-        var lastStart: ContinuousClock.Instant
-        var inFlight: Task<Void, Never>?
-        var failure: HTTPWireError?
-    }
-
-    private let file: DownloadPartialFile
-    private let record: ResumeRecord
-    private let interval: Duration
-    private let bytes: Int64
-    private let state: LockedState<State>
-
-    init(file: DownloadPartialFile, record: ResumeRecord, options: DownloadOptions) {
-        self.file = file
-        self.record = record
-        self.interval = options.commitInterval
-        self.bytes = max(1, options.commitBytes)
-        self.state = LockedState(
-            State(committedBytes: record.committedBytes, lastStart: .now, inFlight: nil, failure: nil))
-    }
-
-    /// The file holds `writtenBytes` contiguous bytes now; starts a commit if one is due.
-    func bytesWritten(upTo writtenBytes: Int64) {
-        let now = ContinuousClock.now
-        state.withLock { state in
-            guard state.inFlight == nil, writtenBytes > state.committedBytes,
-                now - state.lastStart >= interval || writtenBytes - state.committedBytes >= bytes
-            else { return }
-            state.lastStart = now
-            state.inFlight = Task { await self.commit(upTo: writtenBytes) }
-        }
-    }
-
-    /// Waits for a commit in flight, then commits everything written. Returns the first commit failure.
-    func finish(writtenBytes: Int64) async -> HTTPWireError? {
-        if let running = state.withLock({ $0.inFlight }) { await running.value }
-        if state.withLock({ $0.committedBytes }) < writtenBytes {
-            await commit(upTo: writtenBytes)
-        }
-        return state.withLock { $0.failure }
-    }
-
-    private func commit(upTo writtenBytes: Int64) async {
-        let counted = ResumeRecord(
-            url: record.url, entityTag: record.entityTag, lastModified: record.lastModified,
-            expectedLength: record.expectedLength, committedBytes: writtenBytes)
-        let destination = file.destination
-        do {
-            guard let target = file.file else {
-                throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: EBADF)
-            }
-            try await DownloadPartialFile.runBlocking {
-                try DownloadPartialFile.commit(target, record: counted, destination: destination)
-            }
-            state.withLock { state in
-                state.committedBytes = max(state.committedBytes, writtenBytes)
-                state.inFlight = nil
-            }
-        } catch {
-            let failure = error as? HTTPWireError ?? .localWriteFailed(path: file.recordPath, errno: EIO)
-            state.withLock { state in
-                if state.failure == nil { state.failure = failure }
-                state.inFlight = nil
-            }
         }
     }
 }

@@ -8,6 +8,11 @@
 // write by hand. Decoding is strict and never traps: anything doubtful means "start over", because resuming
 // from a wrong record would splice wrong bytes into the user's file.
 //
+// Format version 2 adds two optional keys and is written only when one is used, so a single-stream record
+// stays the version 1 text above: `segment:` lines, the per-connection counts of a segmented download
+// (`SegmentPlan`), and `boot-id:`, which only the progress mark `dest.part.mark` carries (a record written
+// without fsync that is trusted only until the machine reboots; see `DownloadCommitter`).
+//
 // The file functions here block (open, write, fsync, rename). They must not be called from the cooperative
 // thread pool: the client runs them on its `BlockingWorker` thread. This file must not decide whether to
 // resume; that is `ResumePlan`.
@@ -44,18 +49,47 @@ package struct ResumeRecord: Sendable, Hashable {
     package var lastModified: String?
     /// The complete length of the representation, when the server announced it.
     package var expectedLength: Int64?
-    /// How many leading bytes of the part file were flushed to disk before this record was written.
+    /// How many leading bytes of the part file were flushed to disk before this record was written. For a
+    /// segmented download, the sum of the segments' counts.
     package var committedBytes: Int64
+    /// The segments of a download over several connections, in order, covering `0..<expectedLength`
+    /// exactly; empty for a single stream, whose bytes are the leading `committedBytes`.
+    package var segments: [ResumeSegment]
+    /// The kernel's boot identifier when the counts were taken from bytes written but not yet flushed
+    /// (the progress mark, `DownloadCommitter`); nil in a record, whose counts are flushed.
+    package var bootID: String?
 
     /// A record with the given values; `encoded()` and `write(toPath:)` check them.
     package init(
-        url: String, entityTag: String?, lastModified: String?, expectedLength: Int64?, committedBytes: Int64
+        url: String, entityTag: String?, lastModified: String?, expectedLength: Int64?, committedBytes: Int64,
+        segments: [ResumeSegment] = [], bootID: String? = nil
     ) {
         self.url = url
         self.entityTag = entityTag
         self.lastModified = lastModified
         self.expectedLength = expectedLength
         self.committedBytes = committedBytes
+        self.segments = segments
+        self.bootID = bootID
+    }
+
+    /// This record with other counts: `committedBytes` (single stream) or `segments` (whose sum becomes
+    /// `committedBytes`), and the boot identifier of a mark.
+    package func counting(
+        _ committedBytes: Int64, segments: [ResumeSegment] = [], bootID: String? = nil
+    ) -> ResumeRecord {
+        var record = self
+        record.segments = segments
+        record.committedBytes = segments.isEmpty ? committedBytes : segments.reduce(0) { $0 + $1.committedBytes }
+        record.bootID = bootID
+        return record
+    }
+
+    /// True when `other` describes the same representation: URL, validators and length. A mark is used
+    /// instead of its record only then.
+    package func isSameRepresentation(as other: ResumeRecord) -> Bool {
+        url == other.url && entityTag == other.entityTag && lastModified == other.lastModified
+            && expectedLength == other.expectedLength
     }
 
     // MARK: File names
@@ -72,11 +106,21 @@ package struct ResumeRecord: Sendable, Hashable {
         partialFilePath(forDestination: destination) + ".resume"
     }
 
+    /// The progress mark for a destination: `dest.part.mark`, a record of bytes written but not yet
+    /// flushed, with the boot it is valid for.
+    package static func markPath(forDestination destination: String) -> String {
+        partialFilePath(forDestination: destination) + ".mark"
+    }
+
     // MARK: Text format
 
     private static let magic = "httpwire-resume"
+    /// The version written when `segment` or `boot-id` lines are present.
+    package static let segmentedFormatVersion = 2
     /// A record is a handful of short lines; anything bigger is not one of ours.
     private static let maxEncodedBytes = 16 * 1024
+    /// More segments than this are not one of ours: a download splits into at most a few dozen.
+    package static let maxSegments = 256
 
     /// Why a record cannot be encoded or decoded. It never reaches the user as a failure: an unusable
     /// record means the download starts over.
@@ -100,14 +144,33 @@ package struct ResumeRecord: Sendable, Hashable {
     /// Absent optional values are left out. Throws `Damage` when a value could not be read back
     /// (a control character, a leading or trailing space, negative or inconsistent numbers): writing it
     /// would only produce a record that decoding rejects.
+    ///
+    /// A segmented record (version 2) adds one line per segment, `segment: FIRST-LAST COUNT` — the
+    /// segment's first and last byte positions (as in `Content-Range`) and how many of its leading bytes
+    /// are counted — and a mark adds `boot-id: ...`:
+    ///
+    /// ```
+    /// httpwire-resume 2
+    /// url: https://example.test/big.iso
+    /// etag: "v7"
+    /// expected-length: 4000000
+    /// committed-bytes: 1500000
+    /// segment: 0-1999999 1000000
+    /// segment: 2000000-3999999 500000
+    /// ```
     package func encoded() throws(Damage) -> String {
         try validate()
-        var text = "\(Self.magic) \(Self.formatVersion)\n"
+        let isVersion2 = !segments.isEmpty || bootID != nil
+        var text = "\(Self.magic) \(isVersion2 ? Self.segmentedFormatVersion : Self.formatVersion)\n"
         text += "url: \(url)\n"
         if let entityTag { text += "etag: \(entityTag)\n" }
         if let lastModified { text += "last-modified: \(lastModified)\n" }
         if let expectedLength { text += "expected-length: \(expectedLength)\n" }
         text += "committed-bytes: \(committedBytes)\n"
+        for segment in segments {
+            text += "segment: \(segment.range.lowerBound)-\(segment.range.upperBound - 1) \(segment.committedBytes)\n"
+        }
+        if let bootID { text += "boot-id: \(bootID)\n" }
         return text
     }
 
@@ -123,10 +186,13 @@ package struct ResumeRecord: Sendable, Hashable {
             throw Damage(reason: "record is not UTF-8")
         }
         var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
-        guard let header = lines.popFirst(), String(header) == "\(Self.magic) \(Self.formatVersion)" else {
-            throw Damage(reason: "not a version \(Self.formatVersion) resume record")
+        let header = lines.popFirst().flatMap { String($0) }
+        let isVersion2 = header == "\(Self.magic) \(Self.segmentedFormatVersion)"
+        guard isVersion2 || header == "\(Self.magic) \(Self.formatVersion)" else {
+            throw Damage(reason: "not a version \(Self.formatVersion) or \(Self.segmentedFormatVersion) resume record")
         }
         var values: [String: String] = [:]
+        var segments: [ResumeSegment] = []
         for line in lines {
             guard let line = String(line), let colon = line.firstIndex(of: ":") else {
                 throw Damage(reason: "line without a colon")
@@ -134,11 +200,22 @@ package struct ResumeRecord: Sendable, Hashable {
             let key = String(line[..<colon])
             let rest = line[line.index(after: colon)...]
             guard rest.hasPrefix(" ") else { throw Damage(reason: "no space after \(key):") }
-            guard ["url", "etag", "last-modified", "expected-length", "committed-bytes"].contains(key) else {
+            let keys = ["url", "etag", "last-modified", "expected-length", "committed-bytes"]
+            let version2Keys = ["segment", "boot-id"]
+            guard keys.contains(key) || (isVersion2 && version2Keys.contains(key)) else {
                 throw Damage(reason: "unknown key \(ByteClasses.escapedPreview(key.utf8))")
+            }
+            if key == "segment" {
+                guard segments.count < Self.maxSegments else { throw Damage(reason: "too many segments") }
+                segments.append(try ResumeSegment(decoding: rest.dropFirst()))
+                continue
             }
             guard values[key] == nil else { throw Damage(reason: "duplicate key \(key)") }
             values[key] = String(rest.dropFirst())
+        }
+        // Version 2 is written only when one of its keys is needed; without them it is not one of ours.
+        if isVersion2, segments.isEmpty, values["boot-id"] == nil {
+            throw Damage(reason: "version \(Self.segmentedFormatVersion) record without segments or boot-id")
         }
         guard let url = values["url"] else { throw Damage(reason: "missing url") }
         guard let committed = values["committed-bytes"] else { throw Damage(reason: "missing committed-bytes") }
@@ -149,12 +226,14 @@ package struct ResumeRecord: Sendable, Hashable {
         self.expectedLength = try values["expected-length"].map { value throws(Damage) in
             try Self.decimal(value, key: "expected-length")
         }
+        self.segments = segments
+        self.bootID = values["boot-id"]
         try validate()
     }
 
     /// The rules both directions share, so `encoded()` never writes what decoding would reject.
     private func validate() throws(Damage) {
-        for (key, value) in [("url", url), ("etag", entityTag), ("last-modified", lastModified)] {
+        for (key, value) in [("url", url), ("etag", entityTag), ("last-modified", lastModified), ("boot-id", bootID)] {
             guard let value else { continue }
             guard !value.isEmpty else { throw Damage(reason: "empty \(key)") }
             // Control bytes (CR, LF, NUL, ...) would break the line structure; edge spaces would not
@@ -171,10 +250,37 @@ package struct ResumeRecord: Sendable, Hashable {
                 throw Damage(reason: "committed-bytes \(committedBytes) beyond expected-length \(expectedLength)")
             }
         }
+        try validateSegments()
+    }
+
+    /// Segments must tile the whole representation in order — no gap, no overlap — each counting at most
+    /// its own length, and their counts must add up to `committedBytes`: a record whose segments disagree
+    /// with each other would make a resume write bytes in the wrong place.
+    private func validateSegments() throws(Damage) {
+        guard !segments.isEmpty else { return }
+        guard let expectedLength else { throw Damage(reason: "segments without expected-length") }
+        guard segments.count <= Self.maxSegments else { throw Damage(reason: "too many segments") }
+        var next: Int64 = 0
+        var sum: Int64 = 0
+        for segment in segments {
+            guard segment.range.lowerBound == next else {
+                throw Damage(reason: "segment at \(segment.range.lowerBound) where \(next) was expected")
+            }
+            guard !segment.range.isEmpty else { throw Damage(reason: "empty segment at \(next)") }
+            guard segment.committedBytes >= 0, segment.committedBytes <= segment.length else {
+                throw Damage(reason: "segment at \(next) counts more bytes than it holds")
+            }
+            next = segment.range.upperBound
+            sum += segment.committedBytes
+        }
+        guard next == expectedLength else { throw Damage(reason: "segments end at \(next), not \(expectedLength)") }
+        guard sum == committedBytes else {
+            throw Damage(reason: "segments count \(sum) bytes, committed-bytes says \(committedBytes)")
+        }
     }
 
     /// `1*DIGIT` as Int64, at most 18 digits so it cannot overflow.
-    private static func decimal(_ text: String, key: String) throws(Damage) -> Int64 {
+    static func decimal(_ text: String, key: String) throws(Damage) -> Int64 {
         guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let value = Int64(text)
         else { throw Damage(reason: "\(key) is not a decimal number") }
@@ -221,6 +327,17 @@ package struct ResumeRecord: Sendable, Hashable {
         guard let text = try? encoded() else { throw HTTPWireError.localWriteFailed(path: path, errno: EINVAL) }
         try HTTPWireError.local { () throws(TransportError) in
             try FileSystem.replaceAtomically(path, with: Array(text.utf8))
+        }
+    }
+
+    /// Replaces the progress mark at `path` the quick way: a temporary file renamed over it, with no fsync.
+    /// A process killed at any point leaves the old mark or the new one (rename is atomic, and the page
+    /// cache outlives the process); a power cut may leave neither, or an empty file, which only sends the
+    /// next run back to the record. Blocking. Throws `localWriteFailed`.
+    func writeMark(toPath path: String) throws(HTTPWireError) {
+        guard let text = try? encoded() else { throw HTTPWireError.localWriteFailed(path: path, errno: EINVAL) }
+        try HTTPWireError.local { () throws(TransportError) in
+            try FileSystem.replaceAtomically(path, with: Array(text.utf8), synchronizing: false)
         }
     }
 
