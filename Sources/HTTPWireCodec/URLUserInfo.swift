@@ -53,8 +53,15 @@ public struct URLUserInfo: Sendable, Hashable, CustomStringConvertible {
     /// `url` with the userinfo of its authority replaced by `[redacted]`, for error messages; `url` itself
     /// when it has none.
     static func redacting(_ url: String) -> String {
-        guard let schemeEnd = url.utf8.firstRange(of: "://".utf8) else { return url }
-        let authorityStart = schemeEnd.upperBound
+        // The authority follows "scheme://", or the leading "//" of a scheme-relative reference (RFC 3986 §4.2).
+        let authorityStart: String.Index
+        if let schemeEnd = url.utf8.firstRange(of: "://".utf8) {
+            authorityStart = schemeEnd.upperBound
+        } else if url.utf8.starts(with: "//".utf8) {
+            authorityStart = url.utf8.index(url.utf8.startIndex, offsetBy: 2)
+        } else {
+            return url
+        }
         let rest = url.utf8[authorityStart...]
         let authorityEnd =
             rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }

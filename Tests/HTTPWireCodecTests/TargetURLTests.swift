@@ -95,8 +95,23 @@ import Testing
             try TargetURL(input)
         } throws: { error in
             guard case .invalidURL(let url, let reason) = error as? CodecError else { return false }
-            return url == input && reason.contains(reasonWord)
+            return url == Self.redacted(input) && reason.contains(reasonWord)
         }
+    }
+
+    /// `text` as an error shows it: the user information before the last `@` of the authority (the one
+    /// the parser splits at) replaced by `[redacted]`, so a password never reaches a log.
+    static func redacted(_ text: String) -> String {
+        let characters = Array(text)
+        guard
+            let slash = (0..<max(0, characters.count - 1)).first(where: {
+                characters[$0] == "/" && characters[$0 + 1] == "/"
+            })
+        else { return text }
+        let start = slash + 2
+        let end = characters[start...].firstIndex(where: { "/?#".contains($0) }) ?? characters.count
+        guard let at = characters[start..<end].lastIndex(of: "@") else { return text }
+        return String(characters[..<start]) + "[redacted]" + String(characters[at...])
     }
 
     // MARK: Percent-encoding of typed text
