@@ -26,6 +26,7 @@ let examples: [(name: String, usage: String, run: (HTTPClient, [String]) async t
         { _, arguments in _ = try await FieldsAndBaseURL.run(baseURL: arguments[0]) }
     ),
     ("timeouts", "URL", { _, arguments in _ = try await PhaseTimeouts.run(url: arguments[0]) }),
+    ("timeouts-per-request", "URL", { _, arguments in _ = try await PhaseTimeouts.perRequest(url: arguments[0]) }),
     (
         "upload-images", "URL FILE...",
         { client, arguments in

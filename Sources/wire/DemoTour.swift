@@ -118,6 +118,9 @@ final class DemoTour {
         let phase = try await PhaseTimeouts.run(
             url: base + "delay?ms=5000", idle: .milliseconds(500), configuration: configuration, log: log)
         try expect(phase == .head, "a head later than the idle timeout is timedOut(.head), exit 28")
+        let own = try await PhaseTimeouts.perRequest(
+            url: base + "delay?ms=5000", total: .milliseconds(500), configuration: configuration, log: log)
+        try expect(own == .total, "a request's own total timeout overrides the client's: timedOut(.total), exit 28")
     }
 
     private func upload() async throws {
