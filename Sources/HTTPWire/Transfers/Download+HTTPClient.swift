@@ -40,7 +40,7 @@ extension HTTPClient {
     }
 
     /// Downloads the response to `request` — any method, fields and body — to the file `destination`.
-    /// For a GET without a body this is ``download(from:to:options:)``. Any other request is never resumed:
+    /// For a GET without a body this is ``download(from:to:options:)-(String,_,_)``. Any other request is never resumed:
     /// `Range` is defined for GET only (RFC 9110 §14.2: a server ignores it for other methods), and a POST
     /// may not even produce the same representation twice. So every attempt — a retry, a resume after
     /// `pause()`, a run after a crash — discards the partial data and sends the request again from byte

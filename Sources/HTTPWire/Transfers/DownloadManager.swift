@@ -174,7 +174,7 @@ public final class DownloadManager: Sendable {
         startDue()
     }
 
-    /// Removes an item: stops it, deletes its file, part file and records (``Download/removeData(forDestination:)``)
+    /// Removes an item: stops it, deletes its file, part file and records (``Download/removeData(destination:)``)
     /// and drops it from the catalogue.
     public func remove(_ id: DownloadManagerItem.ID) async throws {
         let removed = state.withLock { state -> Entry? in
