@@ -60,9 +60,16 @@ enum TargetURLFuzz {
             url.hostFieldValue.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F },
             "Host value \(url.hostFieldValue.debugDescription)")
 
+        // The description leaves user information out (a password must never reach a log), so it parses
+        // back to the URL without it; resolving keeps or drops it, nothing else changes.
+        var withoutCredentials = url
+        withoutCredentials.userInfo = nil
         let description = url.description
-        expect((try? TargetURL(description)) == url, "parsing the description gives \(parse(description))")
-        expect((try? url.resolving("")) == url, "resolving the empty reference gives another URL")
+        expect(
+            (try? TargetURL(description)) == withoutCredentials, "parsing the description gives \(parse(description))")
+        let resolved = try? url.resolving("")
+        expect(
+            resolved == url || resolved == withoutCredentials, "resolving the empty reference gives another URL")
 
         if let name = url.lastPathSegment {
             expect(
