@@ -104,26 +104,28 @@ import Testing
         #expect(decide(" Sun Nov  6 08:51:37 1994\t") == .retry(after: .seconds(120)))  // OWS trimmed
         #expect(decide("Sunday, 06-Nov-94 08:00:00 GMT") == .retry(after: .zero))  // in the past
         #expect(decide("Sun Nov  6 09:49:37 1994") == .giveUp)  // an hour: beyond maxRetryAfter
-        #expect(RetryPolicy.retryAfterDelay("Sun Nov  6 08:49:38 1994", now: now) == .seconds(1))
+        #expect(RetryAfterValue.delay("Sun Nov  6 08:49:38 1994", now: now) == .seconds(1))
         // The two-digit year is placed relative to `now`: read in 1994, "94" is this year, not 2094.
-        #expect(RetryPolicy.retryAfterDelay("Sunday, 06-Nov-94 08:49:40 GMT", now: now) == .seconds(3))
+        #expect(RetryAfterValue.delay("Sunday, 06-Nov-94 08:49:40 GMT", now: now) == .seconds(3))
     }
 
     @Test("parses IMF-fixdate strictly")
     func imfFixdate() throws {
-        #expect(RetryPolicy.parseIMFFixdate("Sun, 06 Nov 1994 08:49:37 GMT") == Self.rfcExample)
-        #expect(RetryPolicy.parseIMFFixdate("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
+        #expect(RetryAfterValue.parseIMFFixdate("Sun, 06 Nov 1994 08:49:37 GMT") == Self.rfcExample)
+        #expect(RetryAfterValue.parseIMFFixdate("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
         #expect(
-            RetryPolicy.parseIMFFixdate("Tue, 29 Feb 2000 12:00:00 GMT") == Date(timeIntervalSince1970: 951_825_600))
+            RetryAfterValue.parseIMFFixdate("Tue, 29 Feb 2000 12:00:00 GMT") == Date(timeIntervalSince1970: 951_825_600)
+        )
         #expect(
-            RetryPolicy.parseIMFFixdate("Fri, 31 Dec 2049 23:59:59 GMT") == Date(timeIntervalSince1970: 2_524_607_999))
+            RetryAfterValue.parseIMFFixdate("Fri, 31 Dec 2049 23:59:59 GMT")
+                == Date(timeIntervalSince1970: 2_524_607_999))
         for bad in [
             "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
             "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 31 Nov 1994 08:49:37 GMT", "Sun, 29 Feb 1900 08:49:37 GMT",
             "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
             "Sun, 06 Nov 1994 08:49:37 GMT ", "",
         ] {
-            #expect(RetryPolicy.parseIMFFixdate(bad) == nil, "\(bad)")
+            #expect(RetryAfterValue.parseIMFFixdate(bad) == nil, "\(bad)")
         }
     }
 }

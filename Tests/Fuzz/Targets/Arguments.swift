@@ -2,8 +2,9 @@
 // Test tooling for the edge layer (the CLI), built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
 //
 // Arguments.swift lives in the `wire` executable, which links the whole library. The parser itself needs
-// only its two neighbours (the parsed command and the option table), so this target builds a partial `wire`
-// module from those three files (see ContentDisposition.swift here for the idea).
+// only its neighbours (the parsed command, the option table and the `-w` format it checks), and of the library
+// only the two value types they name (PublicKeyPin, RequestMetrics), so this target builds partial `HTTPWire`
+// and `wire` modules from those files (see ContentDisposition.swift here for the idea).
 //
 // An input is a command line, its words separated by NUL bytes (what a process really receives). A word
 // list is untrusted in the sense that matters for a CLI: scripts build it from file names and server
@@ -12,7 +13,8 @@
 // positive and finite, at least one parallel transfer, non-negative retries and redirects, a port 0–65535.
 //
 // fuzz-module: HTTPWireCodec
-// fuzz-module: wire Sources/wire/Arguments.swift Sources/wire/ParsedCommand.swift Sources/wire/CommandOption.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Client/PublicKeyPin.swift Sources/HTTPWire/Client/RequestMetrics.swift
+// fuzz-module: wire Sources/wire/Arguments.swift Sources/wire/ParsedCommand.swift Sources/wire/CommandOption.swift Sources/wire/WriteOut.swift
 // fuzz-seeds: Fixtures/fuzz/Arguments
 // fuzz-max-len: 256
 

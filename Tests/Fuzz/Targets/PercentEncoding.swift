@@ -21,10 +21,16 @@ public func fuzzPercentEncoding(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
     let text = FuzzInput(data, size).text
     let decoded = PercentEncoding.decode(text)
     FuzzCheck.expect(decoded.count <= text.utf8.count, "decoding \(text.debugDescription) made bytes")
-    for context in [PercentEncoding.Context.path, .query, .component] {
+    for context in [PercentEncoding.Context.path, .query, .component, .form] {
         let encoded = PercentEncoding.encode(text, for: context)
         PercentEncodingFuzz.checkShape(encoded, context: context, text: text)
-        if context == .component {
+        if context == .form {
+            // A form writes a space as `+` and every other byte outside unreserved as an escape (a `+` of the
+            // text itself is `%2B`), so reading `+` back as a space gives the text again.
+            let spaces = encoded.split(separator: "+", omittingEmptySubsequences: false).joined(separator: "%20")
+            FuzzCheck.expect(
+                PercentEncoding.decode(spaces) == Array(text.utf8), "form round trip of \(text.debugDescription)")
+        } else if context == .component {
             FuzzCheck.expect(
                 PercentEncoding.decode(encoded) == Array(text.utf8), "\(context) round trip of \(text.debugDescription)"
             )
@@ -52,11 +58,13 @@ enum PercentEncodingFuzz {
         }
     }
 
-    /// The bytes `context` may carry unescaped: pchar and "/" for a path (§3.3), and "?" for a query (§3.4).
+    /// The bytes `context` may carry unescaped: pchar and "/" for a path (§3.3), "?" too for a query (§3.4), and
+    /// "+" (a space) for a form (WHATWG URL §5.2).
     static func isAllowedRaw(_ byte: UInt8, in context: PercentEncoding.Context) -> Bool {
         if isUnreserved(byte) { return true }
         switch context {
         case .component: return false
+        case .form: return byte == UInt8(ascii: "+")
         case .path: return "!$&'()*+,;=:@/".utf8.contains(byte)
         case .query: return "!$&'()*+,;=:@/?".utf8.contains(byte)
         }

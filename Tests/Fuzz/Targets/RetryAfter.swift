@@ -1,10 +1,9 @@
 // RetryAfter: the libFuzzer target for the `Retry-After` field value (RFC 9110 §10.2.3).
 // Test tooling for the downloads layer (HTTPWire/Transfers), built by Tests/Fuzz/fuzz.sh; not a SwiftPM target.
 //
-// RetryPolicy.swift lives in the HTTPWire library; it needs only the codec, HTTPWireError (which names
-// TransportError) and FoundationEssentials' Date, so this target builds the same partial `HTTPWireTransport`
-// module as ResumeRecord (shared, built once), then a partial `HTTPWire` module from those files (see
-// ContentDisposition.swift here). `retryAfterDelay` is internal: `@testable import` reaches it.
+// RetryAfterValue.swift lives in the HTTPWire library; it needs only the codec and FoundationEssentials'
+// Date, so this target builds a partial `HTTPWire` module from that one file (see ContentDisposition.swift
+// here). `RetryAfterValue` is internal: `@testable import` reaches it.
 //
 // An input is a server's Retry-After value; the clock comes from the input's hash, read as any Double (NaN
 // and the infinities included: the policy takes a Date, and must not trap on a nonsense one). The delay
@@ -12,9 +11,7 @@
 // Int64.max; an HTTP-date in the past means now, one in the future at most 10^9 seconds.
 //
 // fuzz-module: HTTPWireCodec
-// fuzz-include: Sources/CSystem
-// fuzz-module: HTTPWireTransport Sources/HTTPWireTransport/DiskFile.swift Sources/HTTPWireTransport/FileDescriptor.swift Sources/HTTPWireTransport/FileSystem.swift Sources/HTTPWireTransport/LockedState.swift Sources/HTTPWireTransport/Syscall.swift Sources/HTTPWireTransport/TransportError.swift
-// fuzz-module: HTTPWire Sources/HTTPWire/Transfers/RetryPolicy.swift Sources/HTTPWire/Client/HTTPWireError.swift Sources/HTTPWire/Client/HTTPWireError+Transport.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Client/RetryAfterValue.swift
 // fuzz-seeds: Fixtures/fuzz/RetryAfter
 // fuzz-max-len: 128
 
@@ -34,7 +31,7 @@ public func fuzzRetryAfter(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let hash = input.hash
     // Half the inputs with a clock in 2026, where HTTP-dates are near; half with any Double at all.
     let seconds = hash & 1 == 0 ? 1_781_000_000 + Double(hash >> 40) : Double(bitPattern: hash)
-    guard let delay = RetryPolicy.retryAfterDelay(text, now: Date(timeIntervalSince1970: seconds)) else { return 0 }
+    guard let delay = RetryAfterValue.delay(text, now: Date(timeIntervalSince1970: seconds)) else { return 0 }
     func message() -> String { "\(text.debugDescription) at \(seconds) gives \(delay)" }
     FuzzCheck.expect(delay >= .zero, message())
     let trimmed = text.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
