@@ -30,6 +30,9 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
     private let closeGuard = LockedState(())
     /// Whether the descriptor is in the reactor's epoll set. Written by the reactor thread only.
     private let registeredWithReactor = Atomic<Bool>(false)
+    /// Whether the reactor saw the descriptor readable (or hung up) with no read waiting for it, and no read
+    /// has met `EAGAIN` since. Written by the reactor thread only.
+    private let unclaimedReadiness = Atomic<Bool>(false)
 
     /// Descriptors created through this type and not yet closed, process-wide.
     private static let liveCount = Atomic<Int>(0)
@@ -85,6 +88,15 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
     package var isRegisteredWithReactor: Bool {
         get { registeredWithReactor.load(ordering: .relaxed) }
         set { registeredWithReactor.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Whether the reactor's `epoll_wait` reported this descriptor readable, or hung up, while no read was
+    /// waiting for it, and no read has found it empty (`EAGAIN`) since: bytes or an end of stream may be
+    /// waiting that no future edge will announce. False means every readiness the reactor saw was taken by
+    /// a read, so a read may park without trying first (see `Reactor.performAwaitingReadable`). Written by the reactor thread only; read from any thread.
+    package var hasUnclaimedReadiness: Bool {
+        get { unclaimedReadiness.load(ordering: .acquiring) }
+        set { unclaimedReadiness.store(newValue, ordering: .releasing) }
     }
 
     /// How many descriptors made through `FileDescriptor` are open right now, in the whole process.

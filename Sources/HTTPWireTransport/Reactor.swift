@@ -187,6 +187,32 @@ package final class Reactor: Sendable {
         return try await awaitCompletion(of: operation) { loop.park(attempted: operation, until: interest) }
     }
 
+    /// Like ``performAttemptingHere(on:deadline:_:)`` for a read that is known to find nothing yet — the
+    /// answer to a request this caller has just written: the operation is parked until `epoll_wait` reports
+    /// the descriptor readable, without the first attempt that would only meet `EAGAIN` (one `recv` per
+    /// request saved, two on the cooperative pool, which would attempt it here and again on the reactor).
+    ///
+    /// Why that is safe with edge-triggered epoll, which only reports a change: a byte that arrives after
+    /// the park raises an edge, and so does one that arrived before it unless a reported edge was already
+    /// consumed. The reactor is the only thread that takes edges from epoll, and an edge it takes while no
+    /// read waits is remembered on the descriptor (``FileDescriptor/hasUnclaimedReadiness``); then, and for
+    /// a descriptor not yet in the epoll set (whose registration reports the present state), the reactor
+    /// attempts the read first as usual. Only for plain sockets: OpenSSL may hold decrypted bytes that no
+    /// edge announces, so a TLS read always attempts.
+    package func performAwaitingReadable<Value: Sendable>(
+        on descriptor: FileDescriptor, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
+    ) async throws -> Value {
+        let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
+        operation.startsAwaitingReadable = true
+        return try await awaitCompletion(of: operation) {
+            if isCurrentThread {
+                loop.submit(operation)
+            } else {
+                enqueue(.submit(operation))
+            }
+        }
+    }
+
     /// Suspends the calling task until `deadline` passes (a backoff, a short gathering pause, the bound on
     /// a DNS lookup); throws `CancellationError` when the task is cancelled first. No thread sleeps: the
     /// wait is an entry in the reactor's deadline heap.
@@ -312,6 +338,9 @@ private final class ReactorLoop {
     let wakeDescriptor: Int32
     /// Operations parked until their descriptor is ready, by descriptor number.
     private var waiting: [Int32: [AnyReactorOperation]] = [:]
+    /// The descriptors in the epoll set, by number: an edge reported while nothing waits is noted on its
+    /// descriptor (`hasUnclaimedReadiness`).
+    private var registered: [Int32: FileDescriptor] = [:]
     private var deadlines = DeadlineHeap()
 
     init(epollDescriptor: Int32, wakeDescriptor: Int32) {
@@ -320,7 +349,16 @@ private final class ReactorLoop {
     }
 
     func submit(_ operation: AnyReactorOperation) {
-        guard admit(operation), let interest = operation.attempt() else { return }
+        guard admit(operation) else { return }
+        if operation.startsAwaitingReadable, let descriptor = operation.descriptor,
+            !descriptor.isRegisteredWithReactor || !descriptor.hasUnclaimedReadiness
+        {
+            // See `Reactor.performAwaitingReadable`: no edge has been taken and left unused, so the next
+            // one (or the registration's report of the present state) says when there is something to read.
+            park(operation, until: .readable)
+            return
+        }
+        guard let interest = operation.attempt() else { return }
         park(operation, until: interest)
     }
 
@@ -360,6 +398,9 @@ private final class ReactorLoop {
 
     private func park(_ operation: AnyReactorOperation, until interest: Interest) {
         operation.state = .waiting(interest)
+        // Parked for input after an attempt met EAGAIN (or, awaiting readable, with no edge left unused):
+        // whatever arrives from now on raises a new edge.
+        if interest == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
         if operation.deadline.hasPassed {
             expire(operation)
             return
@@ -378,6 +419,7 @@ private final class ReactorLoop {
                     return
                 }
                 descriptor.isRegisteredWithReactor = true
+                registered[descriptor.rawValue] = descriptor
             }
             waiting[descriptor.rawValue, default: []].append(operation)
         }
@@ -385,23 +427,32 @@ private final class ReactorLoop {
     }
 
     func descriptorBecameReady(_ number: Int32, events: UInt32) {
-        guard var operations = waiting.removeValue(forKey: number) else { return }
         let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
         let readable = failed || events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0
         let writable = failed || events & EPOLLOUT.rawValue != 0
+        guard var operations = waiting.removeValue(forKey: number) else {
+            // Nobody reads now: the edge is spent, so remember that input (or the end) may be waiting.
+            if readable { registered[number]?.hasUnclaimedReadiness = true }
+            return
+        }
+        var isReadingClaimed = false
         operations.removeAll { operation in
             guard case .waiting(let interest) = operation.state else { return true }
             let isReady: Bool
             switch interest {
-            case .readable: isReady = readable
+            case .readable:
+                isReady = readable
+                isReadingClaimed = isReadingClaimed || readable
             case .writable: isReady = writable
             case .deadlineOnly: isReady = false
             }
             guard isReady else { return false }
             guard let next = operation.attempt() else { return true }
             operation.state = .waiting(next)
+            if next == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
             return false
         }
+        if readable && !isReadingClaimed { registered[number]?.hasUnclaimedReadiness = true }
         if !operations.isEmpty {
             if let arrived = waiting[number] { operations.append(contentsOf: arrived) }
             waiting[number] = operations
@@ -416,6 +467,7 @@ private final class ReactorLoop {
         if descriptor.isRegisteredWithReactor {
             _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, number, nil)
             descriptor.isRegisteredWithReactor = false
+            if registered[number] === descriptor { registered[number] = nil }
         }
         descriptor.close()
         for operation in operations { operation.fail(error) }

@@ -64,6 +64,9 @@ package class AnyReactorOperation: @unchecked Sendable {
     package static var parkedCount: Int { parked.load(ordering: .relaxed) }
     /// Set when cancellation reached the reactor before the operation did. Reactor thread only.
     var isCancelRequested = false
+    /// Set by the submitter before the reactor sees the operation: a read that is known to find nothing
+    /// yet (the answer to a request just sent), which the reactor may park without a first attempt.
+    var startsAwaitingReadable = false
 
     init(descriptor: FileDescriptor?, deadline: Deadline) {
         self.descriptor = descriptor

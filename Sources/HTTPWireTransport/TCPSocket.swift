@@ -118,10 +118,24 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     package var isOpen: Bool { descriptor.isOpen }
 
     package func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline) async throws -> Int {
+        try await read(into: &buffer, maxBytes: maxBytes, deadline: deadline, isAfterSending: false)
+    }
+
+    package func readAfterSending(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline) async throws
+        -> Int
+    {
+        try await read(into: &buffer, maxBytes: maxBytes, deadline: deadline, isAfterSending: true)
+    }
+
+    /// One read: attempted at once (on the calling thread), or, right after a request went out, parked
+    /// until the socket is readable (`Reactor.performAwaitingReadable`).
+    private func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline, isAfterSending: Bool)
+        async throws -> Int
+    {
         let receiveBuffer = ReceiveBuffer(taking: &buffer)
         defer { buffer = receiveBuffer.takeBytes() }
         let descriptor = self.descriptor
-        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
+        let attempt: () throws -> ReactorStep<Int> = {
             do {
                 let count = try receiveBuffer.append(upTo: maxBytes) { address, capacity in
                     switch try Syscall.run("recv", { recv(descriptor.rawValue, address, capacity, 0) }) {
@@ -135,6 +149,10 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
                 throw TransportError.receiveFailed(errno: error.errno)
             }
         }
+        if isAfterSending {
+            return try await Reactor.shared.performAwaitingReadable(on: descriptor, deadline: deadline, attempt)
+        }
+        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline, attempt)
     }
 
     package func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline) async throws {

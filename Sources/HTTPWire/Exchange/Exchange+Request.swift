@@ -101,7 +101,8 @@ extension Exchange {
             case .needMoreData:
                 do {
                     let deadline = whileSending ? deadlines.total : (headDeadline ?? deadlines.nextWait())
-                    let count = try await receive(deadline: deadline)
+                    // The first read waits for the answer to the head just written: nothing can be there yet.
+                    let count = try await receive(deadline: deadline, isFirstAfterSending: received == 0)
                     if received == 0, count > 0 { firstByteNanoseconds = Deadline.nowNanoseconds() }
                     received += count
                 } catch {
@@ -124,12 +125,18 @@ extension Exchange {
     }
 
     /// Reads what the stream has (up to 256 KiB) and feeds it to the decoder; an end of stream is fed as an
-    /// empty slice. Returns the number of bytes read.
-    func receive(deadline: Deadline) async throws -> Int {
+    /// empty slice. Returns the number of bytes read. `isFirstAfterSending`: the first read after the head
+    /// went out, which waits for readiness without a first `recv` that would only find nothing
+    /// (`ByteStream.readAfterSending`).
+    func receive(deadline: Deadline, isFirstAfterSending: Bool = false) async throws -> Int {
         let connection = self.connection
         connection.receiveBuffer.removeAll(keepingCapacity: true)
-        let count = try await connection.stream.read(
-            into: &connection.receiveBuffer, maxBytes: ConnectionReadSize.body, deadline: deadline)
+        let count =
+            isFirstAfterSending
+            ? try await connection.stream.readAfterSending(
+                into: &connection.receiveBuffer, maxBytes: ConnectionReadSize.body, deadline: deadline)
+            : try await connection.stream.read(
+                into: &connection.receiveBuffer, maxBytes: ConnectionReadSize.body, deadline: deadline)
         decoder.feed(count == 0 ? [] : connection.receiveBuffer[...])
         return count
     }

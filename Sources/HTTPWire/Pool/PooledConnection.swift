@@ -127,6 +127,12 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// saw them released the connection to be closed.) The check is a non-blocking `recv(MSG_PEEK)` made by
     /// the caller, which holds the lease and so owns the socket exclusively (see
     /// `TCPSocket.hasNothingToReadNow`).
+    ///
+    /// The peek stays even when the reactor has seen nothing on the socket since the last response
+    /// (`FileDescriptor.hasUnclaimedReadiness` false): a FIN that has reached the socket but not yet been
+    /// collected by the reactor's `epoll_wait` is visible to the peek only, and a POST sent on that connection
+    /// would fail instead of going to a new one (`ClientPoolTests`, "a kept-alive connection the server
+    /// closed is not reused"). One `recv` per reused request buys that.
     package func isIdleAndOpen() -> Bool {
         stream.isOpen && socket.hasNothingToReadNow()
     }
