@@ -1,6 +1,7 @@
 // WireCookieTests: wire's `-b` and `-c` run as a user runs them, against a fixture server in this process —
 // a session carried from one run to the next through `-c FILE` and `-b FILE`, cookies given as text, a
-// cookie file written after a failed transfer with the failure's exit code, and curl's parsing rule.
+// cookie file written after a failed transfer with the failure's exit code, curl's parsing rule, and a
+// session with httpbin.
 
 import FixtureServer
 import Foundation
@@ -98,6 +99,23 @@ import Testing
             ])
             #expect(unwritable.status == 23)
             #expect(unwritable.standardError.hasPrefix("wire: error: "))
+        }
+    }
+
+    @Test(
+        "against httpbin: -c keeps what /cookies/set set on its redirect, -b sends it back",
+        .timeLimit(.scaledMinutes(1)))
+    func httpbin() async throws {
+        try await withHttpbin { base in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let file = directory + "/cookies.txt"
+            // /cookies/set answers 302 to /cookies; wire follows it, sending the cookie on the second hop.
+            let set = try await WireProcess.run(["get", base + "/cookies/set?flavour=oat", "-c", file])
+            #expect(set.status == 0, "\(set.standardError)")
+            #expect(set.standardOutput.contains("\"flavour\": \"oat\""))
+            let again = try await WireProcess.run(["get", base + "/cookies", "-b", file])
+            #expect(again.standardOutput.contains("\"flavour\": \"oat\""))
         }
     }
 }
