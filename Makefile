@@ -19,7 +19,7 @@ FUZZ_RUNS    ?= 10000000
 # The fuzz targets `make test` runs: four that need only the codec and one file of HTTPWire, so the step
 # stays near a minute on 2 cores from a cold .build (all eleven: several minutes, most of it instrumented
 # builds). `make fuzz` runs every target. See docs/reliability.md.
-FUZZ_TEST_TARGETS ?= ResponseDecoder RequestDecoder TargetURL ContentDisposition
+FUZZ_TEST_TARGETS ?= ResponseDecoder RequestDecoder TargetURL ContentDisposition SetCookie
 # How many tests run at once. Swift Testing otherwise starts every test of the suite together: on a busy 2-core
 # machine each then gets a sliver of the CPU and the slow ones pass their time limits (one measured run: 55
 # failures with everything at once, none with 4 — the same 483 tests, 3.4 min, the load average at 15-26).

@@ -54,6 +54,11 @@ enum Routes {
             name: "redirect-to", usage: "/redirect-to?url=&status=302",
             summary: "one redirect to url (absolute or relative)",
             handler: BasicRoutes.redirectTo),
+        // Cookies.
+        FixtureRoute(
+            name: "cookies", usage: "/cookies/set?a=VALUE&...&location=&status=302&interim=",
+            summary: "/cookies/set: one Set-Cookie per parameter (redirect with location=); else echoes Cookie",
+            handler: CookieRoutes.cookies),
         // Bodies and timing.
         FixtureRoute(
             name: "chunked", usage: "/chunked?chunks=4&size=16&trailers=0&interval_ms=0",

@@ -164,7 +164,7 @@ public enum HTTPDate {
     }
 
     /// 28 to 31. Gregorian leap years: every fourth year, except centuries not divisible by 400.
-    private static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
+    static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -190,7 +190,7 @@ public enum HTTPDate {
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar, negative before it (Howard
     /// Hinnant's `days_from_civil`). Years are counted from March, so the leap day falls at the end of a
     /// year and each month's first day follows from a linear formula; eras of 400 years repeat exactly.
-    private static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400

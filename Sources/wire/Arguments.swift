@@ -195,6 +195,9 @@ private struct CommandParser {
                 throw error("--pinnedpubkey needs sha256//BASE64 pins (the base64 of 32 bytes), separated by ;")
             }
             parsed.pinnedPublicKeys = text
+        // curl's rule: a value with `=` is cookies to send, anything else names a cookie file.
+        case .cookie: parsed.cookies.append(try value())
+        case .cookieJar: parsed.cookieJarPath = try value()
         // Arguments.parse answers --help before a CommandParser exists.
         case .help: preconditionFailure("--help reached CommandParser for \(command)")
         }

@@ -1,5 +1,5 @@
 // ClientSettings: how the common options of wire's request commands become an HTTPClient (edge layer).
-// -H, -v, --timeout, --connect-timeout, --cacert, --max-redirects and -u map one to one onto
+// -H, -v, --timeout, --connect-timeout, --cacert, --max-redirects, -u and -b/-c map one to one onto
 // ClientConfiguration and HTTPRequest fields; --fail becomes a status check, -X the method, -G the query,
 // -w a report after each transfer. Each command file then makes one library call with the client this file
 // builds. Nothing here sends a request or writes a body.
@@ -31,6 +31,8 @@ enum ClientSettings {
         if let pins = command.pinnedPublicKeys.flatMap(PublicKeyPin.list) { configuration.tls.pinnedPublicKeys = pins }
         // -u: Basic credentials (RFC 7617), sent to the URL's origin only, never after a redirect elsewhere.
         if let user = command.user { configuration.authorization = .basic(user: user.name, password: user.password) }
+        // -b 'a=1; b=2': sent as typed, to the URL's origin (a redirect elsewhere drops the field).
+        if let cookies = CookieOptions.cookieText(for: command) { configuration.defaultFields["Cookie"] = cookies }
         return configuration
     }
 
@@ -63,9 +65,19 @@ enum ClientSettings {
         for command: ParsedCommand, isolation: isolated (any Actor)? = #isolation,
         _ body: (HTTPClient) async throws -> T
     ) async throws -> T {
-        let client = HTTPClient(configuration: configuration(for: command))
-        let result = try await body(client)
+        var configuration = configuration(for: command)
+        configuration.cookieJar = try await CookieOptions.jar(for: command)
+        let client = HTTPClient(configuration: configuration)
+        let result: T
+        do {
+            result = try await body(client)
+        } catch {
+            // -c FILE is written after a failure too (curl does): the cookies received so far are kept.
+            try await CookieOptions.save(configuration.cookieJar, for: command, afterFailure: true)
+            throw error
+        }
         await client.shutdown()
+        try await CookieOptions.save(configuration.cookieJar, for: command, afterFailure: false)
         return result
     }
 

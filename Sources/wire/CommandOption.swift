@@ -10,6 +10,7 @@ enum CommandOption: CaseIterable {
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
+    case cookie, cookieJar
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -49,6 +50,8 @@ enum CommandOption: CaseIterable {
         case .headOnly: return ["-I", "--head"]
         case .location: return ["-L", "--location"]
         case .writeOut: return ["-w", "--write-out"]
+        case .cookie: return ["-b", "--cookie"]
+        case .cookieJar: return ["-c", "--cookie-jar"]
         }
     }
 
@@ -75,6 +78,8 @@ enum CommandOption: CaseIterable {
         case .dataURLEncode: return "[NAME]=TEXT"
         case .request: return "METHOD"
         case .writeOut: return "FORMAT"
+        case .cookie: return "'NAME=VALUE[; ...]'|FILE"
+        case .cookieJar: return "FILE"
         }
     }
 
@@ -117,6 +122,9 @@ enum CommandOption: CaseIterable {
         case .headOnly: return "send HEAD and print the status line and fields (wire head)"
         case .location: return "follow redirects (accepted for curl's spelling: wire follows them by default)"
         case .writeOut: return "print FORMAT after each transfer, with curl's %{variables} (listed below)"
+        case .cookie:
+            return "send these cookies (text with '=') or load a Netscape cookie file and keep cookies (repeatable)"
+        case .cookieJar: return "write every cookie to FILE (Netscape format, as curl -c) when the command ends"
         }
     }
 
@@ -141,7 +149,7 @@ enum CommandOption: CaseIterable {
         case .directory, .restart, .sha256, .retry, .limitRate: return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
-        case .proxy, .noProxy, .proxyUser, .pinnedPublicKey: return requests
+        case .proxy, .noProxy, .proxyUser, .pinnedPublicKey, .cookie, .cookieJar: return requests
         }
     }
 

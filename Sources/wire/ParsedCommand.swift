@@ -104,6 +104,10 @@ struct ParsedCommand: Equatable, Sendable {
     var method: String?
     /// `-w FORMAT`, parsed.
     var writeOut: WriteOut?
+    /// `-b` values in order: cookie text (`a=1; b=2`) or cookie-file paths (see `CookieOptions`).
+    var cookies: [String] = []
+    /// `-c FILE`: where the jar is written when the command ends.
+    var cookieJarPath: String?
 
     init(command: CommandName) { self.command = command }
 }

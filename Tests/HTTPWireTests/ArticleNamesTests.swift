@@ -31,6 +31,8 @@ import Testing
         "SSL_read_ex", "SSL_write_ex", "CURLE_OBSOLETE32", "Examples", "RunExample", "HTTPWireTesting", "URLProtocol",
         // HTTP field names and values the articles quote.
         "Range", "Host", "ETag", "Trailer", "Cookie", "Upgrade", "Authorization", "SameSite", "Location", "Connection",
+        // Cookie attribute names (RFC 6265 §5.2).
+        "Expires", "Domain", "Path", "Secure", "HttpOnly",
     ]
 
     /// The Markdown files whose code spans are checked.

@@ -75,6 +75,13 @@ public struct ClientConfiguration: Sendable {
     /// Request adapters and response handlers, in order: each adapter sees every request before it is sent
     /// (every redirect hop and retry), each handler every response head. Default none. See ``HTTPMiddleware``.
     public var middleware: [any HTTPMiddleware] = []
+    /// The cookies requests send and responses set (RFC 6265), or nil for none — the default, as in curl
+    /// (cookies only with `-b`/`-c`). URLSession keeps a shared store on by default; HTTPWire does not,
+    /// because a library inside a server would otherwise carry one user's session into another's request
+    /// and there is no "the user" to share a store with. Set a jar per client (or share one between clients
+    /// on purpose). The jar sees every head — 1xx, redirects, the final one — and each redirect hop gets
+    /// the cookies of its own URL. See ``CookieJar``.
+    public var cookieJar: CookieJar?
 
     /// The defaults described on each property.
     public init() {}

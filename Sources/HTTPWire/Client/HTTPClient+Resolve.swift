@@ -79,7 +79,7 @@ extension HTTPClient {
     /// have put a CR or LF in a value.
     func adapt(_ hop: ResolvedRequest, chain: RetryChain, counters: MetricsCounters) async throws -> ResolvedRequest {
         var outgoing = chain.outgoing(hop, redirects: counters.redirects)
-        for handler in configuration.middleware { try await handler.adapt(&outgoing) }
+        for handler in middleware { try await handler.adapt(&outgoing) }
         var adapted = hop
         adapted.method = outgoing.method
         adapted.url = outgoing.url
@@ -101,7 +101,7 @@ extension HTTPClient {
     func handlersAskForRetry(
         _ head: ResponseHead, interim: [ResponseHead], to request: OutgoingRequest
     ) async throws -> Duration? {
-        let handlers = configuration.middleware
+        let handlers = middleware
         for interimHead in interim {
             for handler in handlers { _ = try await handler.handle(interimHead, to: request) }
         }

@@ -41,12 +41,15 @@ public final class HTTPClient: Sendable {
     let lastResolvedURL = LockedState<(text: String, url: TargetURL)?>(nil)
     /// The proxy settings parsed once (an invalid proxy URL fails each request, as an invalid base URL does).
     private let proxyRoutes: Result<ProxyRoutes, HTTPWireError>
+    /// The configured middleware, then the cookie jar's (when there is one): the chain every request runs.
+    let middleware: [any HTTPMiddleware]
 
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
         self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
         self.proxyRoutes = Result { () throws(HTTPWireError) in try ProxyRoutes(configuration.proxy) }
+        self.middleware = configuration.middleware + (configuration.cookieJar.map { [CookieMiddleware(jar: $0)] } ?? [])
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
@@ -101,7 +104,7 @@ public final class HTTPClient: Sendable {
         deadlines.head = settings.headTimeout
         var counters = MetricsCounters(startNanoseconds: startNanoseconds)
         var chain = RetryChain(originalURL: hop.url)
-        let middleware = configuration.middleware
+        let middleware = self.middleware
         while true {
             let sent = middleware.isEmpty ? hop : try await adapt(hop, chain: chain, counters: counters)
             let head: ResponseHead
