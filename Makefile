@@ -93,11 +93,16 @@ sanitize: deps
 	done
 
 ## chaos: CHAOS_EXCHANGES seeded exchanges through the chaos relay (default 4,000: 1,000 of each kind, half
-## of them over TLS). `make test` runs 100. Replay one: HTTPWIRE_CHAOS_SEED=N swift test --filter ChaosExchangeTests.
+## of them over TLS) against the fixture server, and a quarter as many GETs and downloads against nginx, each
+## test alone so the open descriptors can be counted. `make test` runs 100 (and 25).
+## Replay one: HTTPWIRE_CHAOS_SEED=N swift test --filter ChaosExchangeTests.
 CHAOS_EXCHANGES ?= 4000
 chaos: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	HTTPWIRE_CHAOS_EXCHANGES=$(CHAOS_EXCHANGES) $(SWIFT) test --skip-build --filter ChaosExchangeTests
+	@for t in fixtureExchanges nginxExchanges; do \
+	  HTTPWIRE_CHAOS_EXCHANGES=$(CHAOS_EXCHANGES) HTTPWIRE_CHAOS_STRICT_DESCRIPTORS=1 \
+	    $(SWIFT) test --skip-build --filter "ChaosExchangeTests/$$t" || exit 1; \
+	done
 
 ## bench-codec: decoder throughput (release build, not a test).
 bench-codec:

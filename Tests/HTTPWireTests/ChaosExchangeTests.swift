@@ -8,6 +8,9 @@
 //     HTTPWIRE_CHAOS_SEED=1234 swift test --skip-build --filter ChaosExchangeTests    # replay one exchange
 //     HTTPWIRE_CHAOS_EXCHANGES=4000 swift test --skip-build --filter ChaosExchangeTests   # what make chaos runs
 //
+// HTTPWIRE_CHAOS_STRICT_DESCRIPTORS=1 (make chaos, which runs each test alone) also checks that the count of
+// open descriptors is back where it started.
+//
 // `make test` runs HTTPWIRE_CHAOS_EXCHANGES (default 100) exchanges from seed HTTPWIRE_CHAOS_FIRST_SEED
 // (default 1), four at a time; the seed's remainder by 4 picks the kind, so 4N exchanges are N of each.
 
@@ -89,6 +92,10 @@ struct ChaosExchangeTests {
         _ seeds: [UInt64], upstream: ChaosExchange.Upstream, port: @escaping @Sendable (Bool) -> Int
     ) async throws {
         let leakedBefore = FileDescriptor.leakedCount
+        // With nothing else running (make chaos runs each test alone), every descriptor the exchanges
+        // opened — sockets, part files, records — must be closed again at the end.
+        let isStrict = ProcessInfo.processInfo.environment["HTTPWIRE_CHAOS_STRICT_DESCRIPTORS"] == "1"
+        let openBefore = FileDescriptor.openCount
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "httpwire-chaos-\(ProcessInfo.processInfo.processIdentifier)-\(UInt64.random(in: 0...UInt64.max))"
         ).path
@@ -112,6 +119,10 @@ struct ChaosExchangeTests {
         let figures = tally.value
         print("chaos (\(upstream.rawValue)): \(seeds.count) exchanges in \(ContinuousClock.now - started): \(figures)")
         #expect(FileDescriptor.leakedCount == leakedBefore, "a descriptor was closed by its deinit, not its owner")
+        if isStrict {
+            let isBack = await eventually { FileDescriptor.openCount == openBefore }
+            #expect(isBack, "\(FileDescriptor.openCount) descriptors open after the run, \(openBefore) before")
+        }
         // The relay must really break things: a run of many exchanges that never met an error (or never
         // succeeded) tests nothing.
         if seeds.count >= 20 {
