@@ -187,6 +187,8 @@ struct ChaosExchange: Sendable, CustomStringConvertible {
         case .malformedResponse(.truncatedHead), .malformedResponse(.truncatedBody): lost = true
         default: lost = false
         }
+        let isTimeout: Bool
+        if case .timedOut = error { isTimeout = true } else { isTimeout = false }
         switch plan.fault {
         case .none: return false
         // A half-close towards the server mid-request: the server may answer 400 (a download reports it).
@@ -197,8 +199,10 @@ struct ChaosExchange: Sendable, CustomStringConvertible {
                 || error == .timedOut(.body)
         // A flipped byte towards the client is TLS's to find; towards the server, the server finds it and
         // drops the connection (with or without an alert first).
-        case .corrupt(.toClient, _): return tls
-        case .corrupt(.toServer, _): return tls || lost
+        // A flipped length field makes the receiver wait for bytes that never come: then only a timeout can
+        // end the exchange (seen: byte 7 of a ClientHello, the handshake length, timedOut(.connect)).
+        case .corrupt(.toClient, _): return tls || isTimeout
+        case .corrupt(.toServer, _): return tls || lost || isTimeout
         }
     }
 

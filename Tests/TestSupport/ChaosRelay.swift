@@ -30,6 +30,8 @@ public struct ChaosConnectionReport: Sendable, CustomStringConvertible {
     public var isClosedByClient = false
     /// Whether the relay reset the client's socket itself (the client's close cannot be seen then).
     public var isResetByRelay = false
+    /// Whether one of the relay's sockets was closed by someone else (EBADF): a double close in the process.
+    public var isDescriptorLost = false
     /// Whether the connection's thread has finished and closed both sockets.
     public var isFinished = false
     /// Bytes forwarded to the server and to the client.
@@ -42,7 +44,9 @@ public struct ChaosConnectionReport: Sendable, CustomStringConvertible {
     public var description: String {
         "connection \(index): fault \(isFaultTriggered ? "triggered" : "not reached"), "
             + "\(bytesToServer) B up, \(bytesToClient) B down, "
-            + (isResetByRelay ? "reset by relay" : isClosedByClient ? "closed by client" : "client socket open")
+            + (isDescriptorLost
+                ? "a relay socket was closed by someone else (EBADF)"
+                : isResetByRelay ? "reset by relay" : isClosedByClient ? "closed by client" : "client socket open")
             + (isFinished ? "" : ", running")
     }
 }

@@ -32,6 +32,8 @@ struct ChaosRelayedConnection {
         var isDiscarding = false
         /// The plan stalled this direction: nothing is read or written any more.
         var isStalled = false
+        /// When the stall began.
+        var stalledAt = ContinuousClock.now
         /// No write before this instant (a pause between pieces).
         var resumeAt = ContinuousClock.now
         var pauses = 0
@@ -70,7 +72,7 @@ struct ChaosRelayedConnection {
                 $0.isFaultTriggered = triggered
             }
         }
-        server = Self.connect(port: relay.upstreamPort)
+        server = connectToServer(port: relay.upstreamPort)
         guard server >= 0 else { return }
         for descriptor in [client, server] {
             var one: Int32 = 1
@@ -88,6 +90,13 @@ struct ChaosRelayedConnection {
     /// Polls both sockets for what each direction can do next, at most 20 ms (the relay's stop flag and
     /// the pauses are checked between polls).
     private mutating func waitForEvents() {
+        // A stall towards the server fills the client's window, and a client that gives up and closes then
+        // cannot even send its FIN: the relay would never see the close. So 3 s into the stall (the stalled
+        // client runs with a 1 s idle timeout) the relay starts reading the client again, dropping the bytes.
+        if flows[up].isStalled && ContinuousClock.now - flows[up].stalledAt >= .seconds(3) {
+            flows[up].isStalled = false
+            discard(up)
+        }
         var descriptors: [pollfd] = []
         // The client is always watched for its close, even when nothing is read from it (a stall).
         var clientEvents = Self.readHangUp
@@ -153,6 +162,7 @@ struct ChaosRelayedConnection {
             return
         }
         if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+        if count < 0 && errno == EBADF { return descriptorLost() }
         // EOF or a failure (ECONNRESET): the source is done.
         if flow == up {
             relay.update(index) { $0.isClosedByClient = true }
@@ -186,6 +196,7 @@ struct ChaosRelayedConnection {
             }
             if written < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                if errno == EBADF { return descriptorLost() }
                 writeFailed(flow)
                 return
             }
@@ -199,6 +210,15 @@ struct ChaosRelayedConnection {
             }
         }
         if let fault { inject(fault, on: flow) }
+    }
+
+    /// EBADF on one of the relay's own sockets: something else in the process closed that number (a
+    /// descriptor closed twice). The connection is over, and the report says so rather than blame the client.
+    private mutating func descriptorLost() {
+        relay.update(index) { $0.isDescriptorLost = true }
+        client = -1
+        server = -1
+        isOver = true
     }
 
     /// A write failed (EPIPE, ECONNRESET): the receiver is gone.
@@ -248,6 +268,7 @@ struct ChaosRelayedConnection {
             discard(flow)
         case .stall:
             flows[flow].isStalled = true
+            flows[flow].stalledAt = ContinuousClock.now
         }
     }
 
@@ -256,9 +277,12 @@ struct ChaosRelayedConnection {
         server = -1
     }
 
-    /// A blocking connect to 127.0.0.1:`port`; -1 when it fails.
-    private static func connect(port: Int) -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    /// Connects to 127.0.0.1:`port` without blocking: a loaded server can leave a SYN unanswered for
+    /// seconds, and meanwhile the client may give up and close, which must still be seen (else its socket
+    /// would look leaked). -1 when the connect fails, the client closes first or the relay stops.
+    private mutating func connectToServer(port: Int) -> Int32 {
+        let descriptor = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { return -1 }
         var address = ChaosRelay.loopback(port: port)
         let connected = withUnsafePointer(to: &address) { pointer in
@@ -266,10 +290,29 @@ struct ChaosRelayedConnection {
                 Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
+        if connected == 0 { return descriptor }
+        guard errno == EINPROGRESS else {
             close(descriptor)
             return -1
         }
-        return descriptor
+        while !relay.isStopping {
+            var descriptors = [
+                pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
+                pollfd(fd: client, events: Self.readHangUp, revents: 0),
+            ]
+            _ = poll(&descriptors, 2, 20)
+            if descriptors[1].revents & (Self.readHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0 {
+                relay.update(index) { $0.isClosedByClient = true }
+                break
+            }
+            guard descriptors[0].revents != 0 else { continue }
+            var failure: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &failure, &length)
+            if failure == 0 { return descriptor }
+            break
+        }
+        close(descriptor)
+        return -1
     }
 }
