@@ -25,7 +25,7 @@ FUZZ_TEST_TARGETS ?= ResponseDecoder RequestDecoder TargetURL ContentDisposition
 # failures with everything at once, none with 4 — the same 483 tests, 3.4 min, the load average at 15-26).
 TEST_WIDTH   ?= 4
 
-.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs api
+.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs api sanitize chaos
 
 all: build
 
@@ -80,6 +80,36 @@ fuzz:
 ## fuzz-long: every fuzz target to FUZZ_RUNS executions each (default 10 million), one after the other.
 fuzz-long:
 	@bash Tests/Fuzz/fuzz.sh all --runs $(FUZZ_RUNS)
+
+## sanitize: every test under AddressSanitizer, then under ThreadSanitizer, each built in its own folder
+## (.build/asan, .build/tsan) so the normal build is left alone, with the time scale raised (the sanitizers
+## slow everything 2-15x). A report fails the run: ASan stops at the first, TSan exits 66 after the run.
+## SANITIZERS="thread" runs one; SANITIZE_FILTER='Transport|Reactor' a subset. See docs/reliability.md.
+SANITIZERS          ?= address thread
+SANITIZE_TIME_SCALE ?= 6
+SANITIZE_FILTER     ?=
+sanitize: deps
+	@for s in $(SANITIZERS); do \
+	  dir=.build/$$(echo $$s | sed 's/address/asan/;s/thread/tsan/'); \
+	  echo "make: building the tests with --sanitize=$$s in $$dir"; \
+	  $(SWIFT) build --build-tests --sanitize=$$s --scratch-path $$dir || exit 1; \
+	  echo "make: running the tests under $$s (HTTPWIRE_TEST_TIME_SCALE=$(SANITIZE_TIME_SCALE))"; \
+	  HTTPWIRE_TEST_TIME_SCALE=$(SANITIZE_TIME_SCALE) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) \
+	    $(SWIFT) test --skip-build --sanitize=$$s --scratch-path $$dir $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)') \
+	    || exit 1; \
+	done
+
+## chaos: CHAOS_EXCHANGES seeded exchanges through the chaos relay (default 4,000: 1,000 of each kind, half
+## of them over TLS) against the fixture server, and a quarter as many GETs and downloads against nginx, each
+## test alone so the open descriptors can be counted. `make test` runs 100 (and 25).
+## Replay one: HTTPWIRE_CHAOS_SEED=N swift test --filter ChaosExchangeTests.
+CHAOS_EXCHANGES ?= 4000
+chaos: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	@for t in fixtureExchanges nginxExchanges; do \
+	  HTTPWIRE_CHAOS_EXCHANGES=$(CHAOS_EXCHANGES) HTTPWIRE_CHAOS_STRICT_DESCRIPTORS=1 \
+	    $(SWIFT) test --skip-build --filter "ChaosExchangeTests/$$t" || exit 1; \
+	done
 
 ## bench-codec: decoder throughput (release build, not a test).
 bench-codec:

@@ -88,6 +88,12 @@ package final class BlockingWorker: Sendable {
         } onCancel: {
             job.finish(.failure(CancellationError()))
         }
+        // Everything `work` wrote on the worker thread (the value it returned, and state such as a part
+        // file's written-byte count) is read by the caller from here on. The resume orders it, but a
+        // continuation resumed before its task has suspended leaves no mark ThreadSanitizer can see, so it
+        // reported those reads as races (docs/reliability.md, "Sanitizers"). Taking the lock that `finish`
+        // released on the worker thread makes the order explicit: one uncontended lock per blocking call.
+        job.state.withLock { _ in }
         guard let value = result as? Value else {
             preconditionFailure("blocking worker returned \(type(of: result)) instead of \(Value.self)")
         }
