@@ -6,10 +6,11 @@ SWIFT        ?= swift
 # dependency fails the build: with the targets as layers, that is the compiler refusing an upward arrow.
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors --explicit-target-dependency-import-check error
 RELEASE      := -c release --static-swift-stdlib
+# zlib1g-dev is the zlib that decodes gzip and deflate bodies (Sources/CZlib).
 # graphviz draws the docs' diagrams (dot), chromium opens the built docs site in a test (make docs);
 # tinyproxy-bin and dante-server are the real HTTP and SOCKS5 proxies of the proxy tests (tinyproxy-bin is the
 # program without the system service; the tests start both with configurations of their own).
-DEB_PACKAGES := libssl-dev nginx-light graphviz chromium tinyproxy-bin dante-server
+DEB_PACKAGES := libssl-dev zlib1g-dev nginx-light graphviz chromium tinyproxy-bin dante-server
 FUZZ_SECONDS ?= 5
 FUZZ_RUNS    ?= 10000000
 # The fuzz targets `make test` runs: four that need only the codec and one file of HTTPWire, so the step
