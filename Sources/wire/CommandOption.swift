@@ -10,6 +10,7 @@ enum CommandOption: CaseIterable {
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
+    case compressed
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -49,6 +50,7 @@ enum CommandOption: CaseIterable {
         case .headOnly: return ["-I", "--head"]
         case .location: return ["-L", "--location"]
         case .writeOut: return ["-w", "--write-out"]
+        case .compressed: return ["--compressed"]
         }
     }
 
@@ -65,7 +67,7 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location:
+            .location, .compressed:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -117,6 +119,7 @@ enum CommandOption: CaseIterable {
         case .headOnly: return "send HEAD and print the status line and fields (wire head)"
         case .location: return "follow redirects (accepted for curl's spelling: wire follows them by default)"
         case .writeOut: return "print FORMAT after each transfer, with curl's %{variables} (listed below)"
+        case .compressed: return "ask for gzip or deflate and decode the body (exit 61 if it is corrupt or too large)"
         }
     }
 
@@ -142,6 +145,7 @@ enum CommandOption: CaseIterable {
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         case .proxy, .noProxy, .proxyUser, .pinnedPublicKey: return requests
+        case .compressed: return requests.subtracting([.head])
         }
     }
 

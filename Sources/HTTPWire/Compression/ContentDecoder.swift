@@ -87,7 +87,9 @@ struct ContentDecoder: ResponseBodyDecoder {
     }
 
     /// `input` through layer `index`, checking the limits after every 64 KiB of output.
-    private mutating func decode(_ input: ArraySlice<UInt8>, layer index: Int) throws(ContentDecodingFailure.Stop) -> [UInt8] {
+    private mutating func decode(_ input: ArraySlice<UInt8>, layer index: Int) throws(ContentDecodingFailure.Stop)
+        -> [UInt8]
+    {
         var output: [UInt8] = []
         var produced = producedBytes[index]
         let received = receivedBytes
@@ -103,7 +105,9 @@ struct ContentDecoder: ResponseBodyDecoder {
 
     /// Throws when `produced` decoded bytes from `received` wire bytes break a limit.
     static func check(produced: Int64, received: Int64, limits: ContentDecoding) throws(ContentDecodingFailure.Stop) {
-        if produced > limits.maxDecodedBytes { throw ContentDecodingFailure.Stop(.decodedBytesLimit(limits.maxDecodedBytes)) }
+        if produced > limits.maxDecodedBytes {
+            throw ContentDecodingFailure.Stop(.decodedBytesLimit(limits.maxDecodedBytes))
+        }
         guard produced > ContentDecoding.ratioGraceBytes else { return }
         let (allowed, overflow) = received.multipliedReportingOverflow(by: Int64(limits.maxRatio))
         if !overflow && produced > allowed { throw ContentDecodingFailure.Stop(.ratioLimit(limits.maxRatio)) }

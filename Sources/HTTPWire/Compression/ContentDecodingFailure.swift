@@ -47,7 +47,8 @@ public enum ContentDecodingFailure: Sendable, Hashable, CustomStringConvertible 
         case .corrupt(let reason): return "corrupt compressed data: \(reason)"
         case .decodedBytesLimit(let limit): return "decoded body larger than the \(limit)-byte limit"
         case .ratioLimit(let ratio): return "decoded body more than \(ratio) times larger than the bytes received"
-        case .tooManyCodings(let count): return "\(count) content codings in a row (at most \(ContentDecoding.maxCodings))"
+        case .tooManyCodings(let count):
+            return "\(count) content codings in a row (at most \(ContentDecoding.maxCodings))"
         }
     }
 }
