@@ -97,19 +97,9 @@ struct ContentDecoder: ResponseBodyDecoder {
         defer { producedBytes[index] = produced }
         try layers[index].decode(input) { (piece: ArraySlice<UInt8>) throws(ContentDecodingFailure.Stop) in
             produced += Int64(piece.count)
-            try Self.check(produced: produced, received: received, limits: limits)
+            try limits.check(produced: produced, received: received)
             output.append(contentsOf: piece)
         }
         return output
-    }
-
-    /// Throws when `produced` decoded bytes from `received` wire bytes break a limit.
-    static func check(produced: Int64, received: Int64, limits: ContentDecoding) throws(ContentDecodingFailure.Stop) {
-        if produced > limits.maxDecodedBytes {
-            throw ContentDecodingFailure.Stop(.decodedBytesLimit(limits.maxDecodedBytes))
-        }
-        guard produced > ContentDecoding.ratioGraceBytes else { return }
-        let (allowed, overflow) = received.multipliedReportingOverflow(by: Int64(limits.maxRatio))
-        if !overflow && produced > allowed { throw ContentDecodingFailure.Stop(.ratioLimit(limits.maxRatio)) }
     }
 }

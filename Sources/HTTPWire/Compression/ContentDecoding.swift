@@ -57,4 +57,12 @@ public struct ContentDecoding: Sendable, Hashable {
     public static let off = ContentDecoding(isEnabled: false)
     /// gzip and deflate asked for and decoded, with the default limits.
     public static let on = ContentDecoding(isEnabled: true)
+
+    /// Throws when `produced` decoded bytes from `received` bytes off the wire break a limit.
+    func check(produced: Int64, received: Int64) throws(ContentDecodingFailure.Stop) {
+        if produced > maxDecodedBytes { throw ContentDecodingFailure.Stop(.decodedBytesLimit(maxDecodedBytes)) }
+        guard produced > Self.ratioGraceBytes else { return }
+        let (allowed, overflow) = received.multipliedReportingOverflow(by: Int64(maxRatio))
+        if !overflow && produced > allowed { throw ContentDecodingFailure.Stop(.ratioLimit(maxRatio)) }
+    }
 }
