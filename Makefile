@@ -9,8 +9,12 @@ RELEASE      := -c release --static-swift-stdlib
 # zlib1g-dev is the zlib that decodes gzip and deflate bodies (Sources/CZlib).
 # graphviz draws the docs' diagrams (dot), chromium opens the built docs site in a test (make docs);
 # tinyproxy-bin and dante-server are the real HTTP and SOCKS5 proxies of the proxy tests (tinyproxy-bin is the
-# program without the system service; the tests start both with configurations of their own).
-DEB_PACKAGES := libssl-dev zlib1g-dev nginx-light graphviz chromium tinyproxy-bin dante-server
+# program without the system service; the tests start both with configurations of their own); python3-venv
+# holds httpbin, the interop tests' independent server (PyPI, see HTTPBIN_VENV).
+DEB_PACKAGES := libssl-dev zlib1g-dev nginx-light graphviz chromium tinyproxy-bin dante-server python3-venv
+# httpbin from PyPI, in a virtual environment of the build (Fixtures/httpbin/httpbin-loopback.sh runs it).
+HTTPBIN_VENV    ?= .build/httpbin-venv
+HTTPBIN_VERSION ?= 0.10.4
 FUZZ_SECONDS ?= 5
 FUZZ_RUNS    ?= 10000000
 # The fuzz targets `make test` runs: those that need only the codec and a few files of HTTPWire (and zlib),
@@ -27,7 +31,7 @@ TEST_WIDTH   ?= 4
 all: build
 
 ## deps: install the system packages HTTPWire needs (libssl-dev for TLS; nginx-light, tinyproxy-bin and
-## dante-server for interop tests).
+## dante-server for interop tests) and httpbin from PyPI into HTTPBIN_VENV.
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -41,6 +45,9 @@ deps:
 	    echo "make: run: sudo apt-get install -y$$missing"; exit 1; \
 	  fi; \
 	fi
+	@test -x $(HTTPBIN_VENV)/bin/python && $(HTTPBIN_VENV)/bin/python -c 'import httpbin' 2>/dev/null || { \
+	  echo "make: installing httpbin $(HTTPBIN_VERSION) into $(HTTPBIN_VENV)"; \
+	  python3 -m venv $(HTTPBIN_VENV) && $(HTTPBIN_VENV)/bin/pip install -q httpbin==$(HTTPBIN_VERSION); }
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
