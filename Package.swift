@@ -24,13 +24,15 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL"),
         // epoll, eventfd, splice and sendfile need _GNU_SOURCE and headers Glibc does not export.
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+        // zlib from zlib1g-dev, for gzip and deflate response bodies; shim.h wraps inflateInit2/deflateInit2.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // The sans-IO HTTP/1.1 codec: bytes in, events out. Standard library only.
         .target(name: "HTTPWireCodec"),
         // Sockets, the epoll reactor and its timers, OpenSSL, disk files, the syscall wrapper. Knows no HTTP:
         // it does not import the codec.
         .target(name: "HTTPWireTransport", dependencies: ["COpenSSL", "CSystem"]),
-        .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport"]),
-        .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport"]),
+        .target(name: "HTTPWire", dependencies: ["HTTPWireCodec", "HTTPWireTransport", "CZlib"]),
+        .target(name: "FixtureServer", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "CZlib"]),
         .target(
             name: "HTTPWireTesting", dependencies: ["HTTPWire", "HTTPWireCodec", "HTTPWireTransport", "FixtureServer"]),
         // Release builds of the CLI carry the Swift runtime and FoundationEssentials inside the binary

@@ -251,6 +251,18 @@ seed(C, "fuzz-dot-combining-mark", 'attachment; filename=".\u0301bashrc"')
 # became two lines. UsageError now escapes every control character of its message.
 seed(W, "fuzz-unknown-command-crlf", "heaCONNECT example.com:443 HTTP/1.1\r\nd\x00--max-redirects\x000\x00https://h/")
 
+# MARK: ContentDecoder: a selector byte (bit 0: 0 gzip, 1 deflate; the rest seed the split), then a body
+# The Python-made files of Fixtures/compression (see its README), each behind its coding's selector, plus
+# near misses: a bare gzip header, an empty zlib stream, one byte of deflate.
+S = "ContentDecoder"
+for file, selector in [("python-gzip.gz", 0x20), ("python-members.gz", 0x20), ("python-named.gz", 0x20),
+                       ("python-zlib.zz", 0x21), ("python-raw.deflate", 0x21)]:
+    with open(os.path.join(HERE, "..", "compression", file), "rb") as source:
+        seed(S, file.replace(".", "-") + ".bin", bytes([selector]) + source.read())
+seed(S, "gzip-header-only.bin", bytes([0x20, 0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]))
+seed(S, "zlib-empty.bin", bytes([0x21, 0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]))
+seed(S, "deflate-one-byte.bin", bytes([0x21, 0x78]))
+
 
 def main():
     for target, seeds in SEEDS.items():

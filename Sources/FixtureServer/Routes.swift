@@ -88,6 +88,15 @@ enum Routes {
             name: "drip", usage: "/drip?bytes=10&interval_ms=100&delay_ms=0",
             summary: "Content-Length body sent one byte per interval",
             handler: FaultRoutes.drip),
+        // Content codings (RFC 9110 §8.4).
+        FixtureRoute(
+            name: "compressed", usage: "/compressed/{n}?coding=gzip&members=1&fault=&chunked=0&piece=1000",
+            summary: "n bytes of text in a coding (gzip, x-gzip, deflate, deflate-raw, gzip,deflate, br, identity)",
+            handler: CompressedRoutes.compressed),
+        FixtureRoute(
+            name: "bomb", usage: "/bomb?size=1073741824",
+            summary: "a gzip body decoding to size zero bytes, sent as 1 KiB per MiB (a decompression bomb)",
+            handler: CompressedRoutes.bomb),
         // Uploads.
         FixtureRoute(
             name: "upload", usage: "/upload?raw=0",

@@ -143,6 +143,7 @@ private struct CommandParser {
         case .include: parsed.include = true
         case .verbose: parsed.verbose = true
         case .fail: parsed.fail = true
+        case .compressed: parsed.compressed = true
         case .timeout: parsed.timeoutSeconds = try seconds(try value(), spelling)
         case .connectTimeout: parsed.connectTimeoutSeconds = try seconds(try value(), spelling)
         case .caFile: parsed.caFile = try value()

@@ -28,6 +28,7 @@ enum ClientSettings {
         configuration.pool.maxIdleConnectionsPerOrigin = configuration.pool.maxConnectionsPerOrigin
         if command.verbose { configuration.logger = verboseLine }
         applyProxyOptions(command, to: &configuration)
+        if command.compressed { configuration.contentDecoding = .on }
         if let pins = command.pinnedPublicKeys.flatMap(PublicKeyPin.list) { configuration.tls.pinnedPublicKeys = pins }
         // -u: Basic credentials (RFC 7617), sent to the URL's origin only, never after a redirect elsewhere.
         if let user = command.user { configuration.authorization = .basic(user: user.name, password: user.password) }

@@ -10,7 +10,7 @@ enum CommandOption: CaseIterable {
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
-    case cookie, cookieJar
+    case cookie, cookieJar, compressed
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -52,6 +52,7 @@ enum CommandOption: CaseIterable {
         case .writeOut: return ["-w", "--write-out"]
         case .cookie: return ["-b", "--cookie"]
         case .cookieJar: return ["-c", "--cookie-jar"]
+        case .compressed: return ["--compressed"]
         }
     }
 
@@ -68,7 +69,7 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location:
+            .location, .compressed:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -125,6 +126,7 @@ enum CommandOption: CaseIterable {
         case .cookie:
             return "send these cookies (text with '=') or load a Netscape cookie file and keep cookies (repeatable)"
         case .cookieJar: return "write every cookie to FILE (Netscape format, as curl -c) when the command ends"
+        case .compressed: return "ask for gzip or deflate and decode the body (exit 61 if it is corrupt or too large)"
         }
     }
 
@@ -150,6 +152,7 @@ enum CommandOption: CaseIterable {
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         case .proxy, .noProxy, .proxyUser, .pinnedPublicKey, .cookie, .cookieJar: return requests
+        case .compressed: return requests.subtracting([.head])
         }
     }
 

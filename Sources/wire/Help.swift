@@ -28,7 +28,8 @@ enum Help {
 
             Options may come before or after the URLs; -- ends the options.
             Exit codes follow curl: 2 for a usage mistake, 6 no such host, 7 cannot connect, 22 HTTP status
-            with --fail, 28 timeout, 60 certificate not trusted, 130 interrupted.
+            with --fail, 28 timeout, 60 certificate not trusted, 61 bad content encoding (--compressed),
+            130 interrupted.
             Run 'wire <command> --help' (or 'wire help <command>') for the options of a command.
 
             """

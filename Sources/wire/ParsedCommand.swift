@@ -47,6 +47,8 @@ struct ParsedCommand: Equatable, Sendable {
     var include = false
     var verbose = false
     var fail = false
+    /// `--compressed`: offer gzip and deflate and decode them (off by default, as in curl).
+    var compressed = false
     var timeoutSeconds: Double?
     var connectTimeoutSeconds: Double?
     var caFile: String?

@@ -45,6 +45,7 @@ import Testing
     /// "64 KiB", "32 MiB" or "100 bytes", as the table writes sizes.
     static func size(_ bytes: some BinaryInteger) -> String {
         let value = Int64(bytes)
+        if value >= 1 << 30 && value % (1 << 30) == 0 { return "\(value >> 30) GiB" }
         if value >= 1 << 20 && value % (1 << 20) == 0 { return "\(value >> 20) MiB" }
         if value >= 1 << 10 && value % (1 << 10) == 0 { return "\(value >> 10) KiB" }
         return "\(value) bytes"
@@ -101,6 +102,9 @@ import Testing
                 "\(cookies.maxBytesPerCookie) bytes (RFC 6265 §6.1's minimum)",
             "Cookies per domain": "\(cookies.maxCookiesPerDomain) (§6.1)",
             "Cookies in one jar": "\(cookies.maxCookies) (§6.1)",
+            "Decoded bytes of one gzip or deflate body": size(configuration.contentDecoding.maxDecodedBytes),
+            "Decoded bytes per received byte, past the first decoded MiB": "\(configuration.contentDecoding.maxRatio)",
+            "Content codings decoded in a row (`gzip, deflate`)": "\(ContentDecoding.maxCodings)",
         ]
     }
 
@@ -133,6 +137,7 @@ import Testing
     @Test("the renderings are the table's units", .timeLimit(.minutes(1)))
     func renderings() {
         #expect(Self.size(64 * 1024) == "64 KiB")
+        #expect(Self.size(Int64(1) << 30) == "1 GiB")
         #expect(Self.size(32 << 20) == "32 MiB")
         #expect(Self.size(1000) == "1000 bytes")
         #expect(Self.time(.seconds(60)) == "60 s")

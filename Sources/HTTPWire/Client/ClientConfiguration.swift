@@ -72,6 +72,10 @@ public struct ClientConfiguration: Sendable {
     public var jsonEncoder = JSONEncoder()
     /// Decodes responses in ``HTTPResponse/decode(_:using:)``. Default: a plain `JSONDecoder`.
     public var jsonDecoder = JSONDecoder()
+    /// Whether gzip and deflate bodies are asked for (`Accept-Encoding`) and decoded, with the limits that
+    /// stop a decompression bomb. Default ``ContentDecoding/off``, as in curl: bodies are the bytes the
+    /// server sent unless asked for. See ``ContentDecoding``.
+    public var contentDecoding = ContentDecoding.off
     /// Request adapters and response handlers, in order: each adapter sees every request before it is sent
     /// (every redirect hop and retry), each handler every response head. Default none. See ``HTTPMiddleware``.
     public var middleware: [any HTTPMiddleware] = []

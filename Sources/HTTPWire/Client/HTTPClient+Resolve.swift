@@ -47,6 +47,13 @@ extension HTTPClient {
         if !fields.contains("Authorization"), let credentials = try credentials(for: url, settings: settings) {
             fields.append(name: "Authorization", value: credentials)
         }
+        // RFC 9110 §12.5.3: offer the codings the client decodes, unless the caller chose its own; never on a
+        // Range request (§14: a range of an encoded representation is not a range of the file).
+        if settings.contentDecoding.isEnabled, settings.offersContentCodings, !fields.contains("Accept-Encoding"),
+            !fields.contains("Range")
+        {
+            fields.append(name: "Accept-Encoding", value: "gzip, deflate")
+        }
         url.userInfo = nil
         do {
             try RequestEncoder.validate(request.method)

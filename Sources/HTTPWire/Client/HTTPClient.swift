@@ -205,6 +205,17 @@ public final class HTTPClient: Sendable {
             }
             var finalHead = head
             var decoders: [any ResponseBodyDecoder] = []
+            // Content decoding is closest to the wire: it runs first, and middleware decoders see its head.
+            if exchange.expectedBodyBytes != 0 {
+                do {
+                    if let decoder = try ContentDecoder.make(for: &finalHead, settings: settings.contentDecoding) {
+                        decoders.append(decoder)
+                    }
+                } catch {
+                    exchange.abandon()
+                    throw error
+                }
+            }
             if let outgoing {
                 for handler in middleware {
                     if let decoder = handler.bodyDecoder(for: &finalHead, to: outgoing) { decoders.append(decoder) }

@@ -107,6 +107,10 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The SOCKS5 proxy broke the protocol, refused the credentials or could not connect to the origin, with
     /// the reason (RFC 1928 §6's reply text) (exit 97, curl's "proxy handshake error").
     case socksProxyFailed(String)
+    /// A `gzip` or `deflate` body that could not be decoded (``ContentDecoding``): cut short, corrupt, or a
+    /// decompression bomb past a limit. `coding` is the `Content-Encoding` value (exit 61, curl's
+    /// CURLE_BAD_CONTENT_ENCODING).
+    case badContentEncoding(coding: String, ContentDecodingFailure)
 
     /// curl's exit code for this failure: the one mapping in HTTPWire.
     public var exitCode: Int32 {
@@ -134,6 +138,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .couldNotResolveProxy: return 5
         case .proxyAuthenticationRequired, .proxyTunnelFailed: return 56
         case .socksProxyFailed: return 97
+        case .badContentEncoding: return 61
         }
     }
 
@@ -179,6 +184,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
             return "proxy \(proxy) requires authentication (407): give user:password in the proxy URL"
         case .proxyTunnelFailed(let status): return "the proxy refused the CONNECT tunnel with status \(status)"
         case .socksProxyFailed(let reason): return reason
+        case .badContentEncoding(let coding, let failure): return "bad content encoding (\(coding)): \(failure)"
         }
     }
 }

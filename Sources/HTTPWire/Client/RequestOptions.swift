@@ -40,6 +40,12 @@ public struct RequestOptions: Sendable {
     public var jsonEncoder: JSONEncoder?
     /// Decodes the response in ``HTTPResponse/decode(_:using:)``; nil is the client's.
     public var jsonDecoder: JSONDecoder?
+    /// Whether this request asks for and decodes gzip and deflate bodies, and within which limits; nil is
+    /// the client's ``ClientConfiguration/contentDecoding``. ``ContentDecoding/off`` for the bytes as sent.
+    public var contentDecoding: ContentDecoding?
+    /// False when the request must not offer `Accept-Encoding` even with decoding on: downloads, whose
+    /// stored bytes must be the resource's own so a Range can resume them (RFC 9110 §14).
+    var offersContentCodings = true
 
     /// No overrides: the client's settings apply.
     public init() {}
@@ -86,6 +92,8 @@ extension RequestOptions {
         var validation: ResponseValidation?
         var authorization: Authorization?
         var jsonDecoder: JSONDecoder
+        var contentDecoding: ContentDecoding
+        var offersContentCodings: Bool
 
         /// Each field of `options` when set, else `configuration`'s.
         init(_ options: RequestOptions, _ configuration: ClientConfiguration) {
@@ -100,6 +108,8 @@ extension RequestOptions {
             validation = options.validation ?? configuration.validation
             authorization = options.authorization ?? configuration.authorization
             jsonDecoder = options.jsonDecoder ?? configuration.jsonDecoder
+            contentDecoding = options.contentDecoding ?? configuration.contentDecoding
+            offersContentCodings = options.offersContentCodings
         }
     }
 }

@@ -131,7 +131,7 @@ public struct RetryPolicy: Sendable, Hashable {
             .peerCertificateRejected,
             .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge, .unacceptableResponse,
             .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired, .proxyTunnelFailed,
-            .socksProxyFailed:
+            .socksProxyFailed, .badContentEncoding:
             return false
         }
     }

@@ -393,7 +393,7 @@ package struct ExchangeStateMachine: Sendable {
             .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected,
             .checksumMismatch, .unacceptableResponse, .pinnedPublicKeyMismatch, .couldNotResolveProxy,
             .proxyAuthenticationRequired,
-            .proxyTunnelFailed, .socksProxyFailed:
+            .proxyTunnelFailed, .socksProxyFailed, .badContentEncoding:
             return false
         }
     }

@@ -44,6 +44,9 @@ extension Download {
         sent.options = options.requestOptions
         sent.options.retry = RetryPolicy.none
         sent.options.validation = ResponseValidation.acceptingAll
+        // A download stores the resource's own bytes, so it never offers content codings; one that arrives
+        // encoded anyway is stored decoded (see freshRecord).
+        sent.options.offersContentCodings = false
         let response = try await client.stream(sent)
         let status = response.status.rawValue
 
@@ -198,6 +201,11 @@ extension Download {
     /// The record for a download starting at byte zero: this response's validators and length. Values a
     /// record cannot hold (control characters) are dropped, which only costs the ability to resume.
     static func freshRecord(url: String, response: HTTPStreamingResponse) -> ResumeRecord {
+        // A decoded body (Content-Encoding the server sent unasked) is not the representation a Range would
+        // count in (RFC 9110 §14): without validators, ResumePlan never resumes it and starts over.
+        guard response.body.owner.decoders.isEmpty else {
+            return ResumeRecord(url: url, entityTag: nil, lastModified: nil, expectedLength: nil, committedBytes: 0)
+        }
         let record = ResumeRecord(
             url: url, entityTag: response.fields["ETag"], lastModified: response.fields["Last-Modified"],
             expectedLength: response.expectedContentLength, committedBytes: 0)
