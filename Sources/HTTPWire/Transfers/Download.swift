@@ -56,6 +56,9 @@ public final class Download: Sendable {
         var requests = 0
         var resumedFromBytes: Int64?
         var mustDiscard: Bool
+        /// A segment request was answered with the whole file: the server ignores ranges, so this run goes
+        /// on as one stream (Download+Segments.swift).
+        var segmentsDisabled = false
         /// Held from the claim of the destination to the end of the run.
         var lock: DownloadLock?
     }

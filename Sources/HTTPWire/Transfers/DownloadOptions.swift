@@ -65,6 +65,15 @@ public struct DownloadOptions: Sendable {
     /// creates — spent as well as `maxBytesPerSecond`. Default nil.
     public var sharedRateLimiter: DownloadRateLimiter?
 
+    /// How many connections one download may use at once (aria2's `--split`, axel's `-n`). Above 1, a
+    /// download whose first response shows `Accept-Ranges: bytes`, a strong `ETag` and a length of at least
+    /// 2 MiB is cut into that many segments (none under 1 MiB), each fetched with its own Range request and
+    /// written at its own offset; a connection that finishes takes half of the largest remaining segment.
+    /// Anything else — no ranges, a weak or no validator, a server that answers a segment with 200 — is
+    /// one stream, as with 1. Default 1: one connection is what a server expects from one client, and on
+    /// an unthrottled link it is as fast; more pays when the server limits each connection's rate.
+    public var segments: Int = 1
+
     /// Options with the defaults described on each property.
     public init() {}
 }
