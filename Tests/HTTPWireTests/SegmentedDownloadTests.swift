@@ -224,3 +224,32 @@ import Testing
         }
     }
 }
+
+extension SegmentedDownloadTests {
+    @Test(
+        "a segment answered with the whole file (ranges ignored) starts over as one stream",
+        .timeLimit(.scaledMinutes(1)))
+    func rangeIgnoredFallsBack() async throws {
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        let count = 4 * Self.mebibyte
+        let content = GeneratedBytes.bytes(0..<Int64(count))
+        let megabyte = Int64(Self.mebibyte)
+        try await withFixtureServer { server in
+            let url = server.baseURL + "bytes/\(count)?range=ignore"
+            let destination = scratch.file("i.bin")
+            try await Self.stageSegments(
+                destination, content: content, url: url,
+                entityTag: GeneratedBytes.entityTag(count: Int64(count), seed: 0),
+                segments: [
+                    ResumeSegment(range: 0..<(2 * megabyte), committedBytes: 1000),
+                    ResumeSegment(range: (2 * megabyte)..<(4 * megabyte), committedBytes: 1000),
+                ])
+            let download = HTTPClient().download(from: url, to: destination, options: Self.options(segments: 2))
+            let (events, _) = try await DownloadResumeTests.run(download)
+            #expect(events.contains(.restarted(.serverAnswer(.rangeIgnored))))
+            #expect(await DownloadScratch.contents(destination) == content)
+            #expect(server.requestLog.last?.fields["Range"] == nil)
+        }
+    }
+}
