@@ -10,6 +10,7 @@ enum CommandOption: CaseIterable {
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
+    case segments, inputFile
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -49,6 +50,9 @@ enum CommandOption: CaseIterable {
         case .headOnly: return ["-I", "--head"]
         case .location: return ["-L", "--location"]
         case .writeOut: return ["-w", "--write-out"]
+        case .segments: return ["--segments"]
+        // aria2's spelling; `-i` is `--include` for the other commands.
+        case .inputFile: return ["-i", "--input-file"]
         }
     }
 
@@ -56,9 +60,9 @@ enum CommandOption: CaseIterable {
     var valueName: String? {
         switch self {
         case .header: return "\"Name: value\""
-        case .output, .caFile: return "FILE"
+        case .output, .caFile, .inputFile: return "FILE"
         case .timeout, .connectTimeout: return "S"
-        case .maxRedirects, .parallel, .retry, .port: return "N"
+        case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data: return "TEXT"
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
@@ -117,6 +121,8 @@ enum CommandOption: CaseIterable {
         case .headOnly: return "send HEAD and print the status line and fields (wire head)"
         case .location: return "follow redirects (accepted for curl's spelling: wire follows them by default)"
         case .writeOut: return "print FORMAT after each transfer, with curl's %{variables} (listed below)"
+        case .segments: return "fetch one file over up to N connections with Range requests (default 1)"
+        case .inputFile: return "download every URL listed in FILE (one a line, # comments); resumes when run again"
         }
     }
 
@@ -138,7 +144,7 @@ enum CommandOption: CaseIterable {
         case .json: return [.post, .put]
         case .data: return [.get, .post, .put, .delete]
         case .form: return [.upload]
-        case .directory, .restart, .sha256, .retry, .limitRate: return [.download]
+        case .directory, .restart, .sha256, .retry, .limitRate, .segments, .inputFile: return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         case .proxy, .noProxy, .proxyUser, .pinnedPublicKey: return requests
@@ -148,5 +154,11 @@ enum CommandOption: CaseIterable {
     /// The option spelled `word`, if any command knows it.
     static func named(_ word: String) -> CommandOption? {
         allCases.first { $0.spellings.contains(word) }
+    }
+
+    /// The option spelled `word` for `command`: the one that applies to it when two share a spelling
+    /// (`-i` is `--include`, and `--input-file` for `wire download`), else any (for the error message).
+    static func named(_ word: String, for command: CommandName) -> CommandOption? {
+        allCases.first { $0.spellings.contains(word) && $0.commands.contains(command) } ?? named(word)
     }
 }
