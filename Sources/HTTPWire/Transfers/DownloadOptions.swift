@@ -21,7 +21,9 @@ public struct DownloadOptions: Sendable {
     /// by hand first. Default false: resume what is on disk.
     public var restart: Bool = false
     /// When set, the finished file's SHA-256 must equal it, or the download fails with
-    /// ``HTTPWireError/checksumMismatch(expected:actual:)`` and the part file is not put in place.
+    /// ``HTTPWireError/checksumMismatch(expected:actual:)`` and the part file is not put in place. A
+    /// destination that already holds a file with this SHA-256 (and no pending part file) is not fetched
+    /// again: the download finishes at once with `requests == 0`, at the cost of reading that file once.
     public var expectedSHA256: SHA256Digest?
     /// How often a failed attempt is tried again. A connection dropped or stalled mid-body is retried from
     /// the bytes already on disk, never from zero. Default nil: the client's ``ClientConfiguration/retry``
