@@ -10,7 +10,7 @@ import Testing
 @testable import HTTPWire
 
 @Suite struct DownloadPauseOffsetTests {
-    @Test("the paused event's offset is exactly where resume continues", .timeLimit(.scaledMinutes(1)))
+    @Test("the paused event's offset is exactly where resume continues", .timeLimit(.scaledMinutes(2)))
     func pausedOffsetIsResumeOffset() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
@@ -21,10 +21,10 @@ import Testing
         // A snapshot that never comes on its own: the paused event must not depend on one.
         options.progressInterval = .seconds(3600)
         let download = HTTPClient().download(from: server.url, to: destination, options: options)
-        let arrived = await eventually(within: .seconds(20).scaled) {
+        let arrived = await eventually(within: .seconds(60).scaled) {
             (try? FileManager.default.attributesOfItem(atPath: destination + ".part"))?[.size] as? Int == 300_000
         }
-        try #require(arrived)
+        try #require(arrived, "300,000 bytes in the part file")
         download.pause()
         var pausedAt: Int64?
         for await event in download.events {
