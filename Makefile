@@ -150,6 +150,8 @@ bench: deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product NetBench
 	$$($(SWIFT) build $(RELEASE) --show-bin-path)/NetBench
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/kill-torture.sh
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire WIRE_ARGS="--segments 4" bash Sources/Benchmarks/DownloadTorture/kill-torture.sh 200 20 2m
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/segments.sh
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/rate-limit.sh
 
 clean:

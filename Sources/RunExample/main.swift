@@ -68,6 +68,13 @@ let examples: [(name: String, usage: String, run: (HTTPClient, [String]) async t
                 })
         }
     ),
+    (
+        "segmented-download", "URL FILE N",
+        { client, arguments in
+            _ = try await SegmentedDownload.run(
+                client: client, url: arguments[0], destination: arguments[1], segments: Int(arguments[2]) ?? 4)
+        }
+    ),
     ("delete-download", "FILE...", { _, arguments in try await DeleteDownload.run(destinations: arguments) }),
     (
         "manage-downloads", "CATALOGUE_DIR OUT_DIR URL...",

@@ -126,7 +126,9 @@ private struct CommandParser {
             spelling = String(word[..<equals])
             attached = String(word[word.index(after: equals)...])
         }
-        guard let option = CommandOption.named(spelling) else { throw error("unknown option \(spelling)") }
+        guard let option = CommandOption.named(spelling, for: command) else {
+            throw error("unknown option \(spelling)")
+        }
         guard option.commands.contains(command) else {
             throw error("option \(spelling) does not apply to wire \(command.rawValue)")
         }
@@ -184,6 +186,8 @@ private struct CommandParser {
         case .sha256: parsed.sha256 = try sha256(try value())
         case .retry: parsed.retries = try number(try value(), spelling, in: 0...Int.max)
         case .limitRate: parsed.limitRate = try rate(try value())
+        case .segments: parsed.segments = try number(try value(), spelling, in: 1...64)
+        case .inputFile: parsed.inputFile = try value()
         case .port: parsed.port = try number(try value(), spelling, in: 0...65535)
         case .tls: parsed.tls = true
         case .log: parsed.log = true
@@ -211,7 +215,9 @@ private struct CommandParser {
             guard !operands.isEmpty else { throw error("wire get needs at least one URL") }
             parsed.urls = operands
         case .download:
-            guard !operands.isEmpty else { throw error("wire download needs at least one URL") }
+            guard !operands.isEmpty || parsed.inputFile != nil else {
+                throw error("wire download needs at least one URL (or -i FILE)")
+            }
             parsed.urls = operands
         case .head, .post, .put, .delete, .upload:
             guard operands.count == 1 else {

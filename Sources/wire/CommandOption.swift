@@ -10,7 +10,7 @@ enum CommandOption: CaseIterable {
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
-    case cookie, cookieJar, compressed
+    case cookie, cookieJar, compressed, segments, inputFile
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -53,6 +53,9 @@ enum CommandOption: CaseIterable {
         case .cookie: return ["-b", "--cookie"]
         case .cookieJar: return ["-c", "--cookie-jar"]
         case .compressed: return ["--compressed"]
+        case .segments: return ["--segments"]
+        // aria2's spelling; `-i` is `--include` for the other commands.
+        case .inputFile: return ["-i", "--input-file"]
         }
     }
 
@@ -60,9 +63,9 @@ enum CommandOption: CaseIterable {
     var valueName: String? {
         switch self {
         case .header: return "\"Name: value\""
-        case .output, .caFile: return "FILE"
+        case .output, .caFile, .inputFile: return "FILE"
         case .timeout, .connectTimeout: return "S"
-        case .maxRedirects, .parallel, .retry, .port: return "N"
+        case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data: return "TEXT"
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
@@ -127,6 +130,8 @@ enum CommandOption: CaseIterable {
             return "send these cookies (text with '=') or load a Netscape cookie file and keep cookies (repeatable)"
         case .cookieJar: return "write every cookie to FILE (Netscape format, as curl -c) when the command ends"
         case .compressed: return "ask for gzip or deflate and decode the body (exit 61 if it is corrupt or too large)"
+        case .segments: return "fetch one file over up to N connections with Range requests (default 1)"
+        case .inputFile: return "download every URL listed in FILE (one a line, # comments); resumes when run again"
         }
     }
 
@@ -148,7 +153,7 @@ enum CommandOption: CaseIterable {
         case .json: return [.post, .put]
         case .data: return [.get, .post, .put, .delete]
         case .form: return [.upload]
-        case .directory, .restart, .sha256, .retry, .limitRate: return [.download]
+        case .directory, .restart, .sha256, .retry, .limitRate, .segments, .inputFile: return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         case .proxy, .noProxy, .proxyUser, .pinnedPublicKey, .cookie, .cookieJar: return requests
@@ -159,5 +164,11 @@ enum CommandOption: CaseIterable {
     /// The option spelled `word`, if any command knows it.
     static func named(_ word: String) -> CommandOption? {
         allCases.first { $0.spellings.contains(word) }
+    }
+
+    /// The option spelled `word` for `command`: the one that applies to it when two share a spelling
+    /// (`-i` is `--include`, and `--input-file` for `wire download`), else any (for the error message).
+    static func named(_ word: String, for command: CommandName) -> CommandOption? {
+        allCases.first { $0.spellings.contains(word) && $0.commands.contains(command) } ?? named(word)
     }
 }

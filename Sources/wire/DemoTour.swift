@@ -54,7 +54,8 @@ final class DemoTour {
             ("a download with progress and speed", download), ("a download named by the server", suggestedName),
             ("pause and resume", pauseAndResume),
             ("a download whose process is killed, resumed from disk", killedAndResumed),
-            ("the server's file changes between attempts", changedFile), ("deleting downloaded data", deleteData),
+            ("the server's file changes between attempts", changedFile),
+            ("one file over four connections (segments)", segmented), ("deleting downloaded data", deleteData),
         ]
     }
 
@@ -220,8 +221,22 @@ final class DemoTour {
         try expect(try readFile(path) == version2, "the file is the new version, not old and new bytes spliced")
     }
 
+    private func segmented() async throws {
+        let content = Self.pattern(count: 8_000_000, seed: 13)
+        server.setFile("segments.bin", contents: content)
+        // Paced per connection, as a server that limits each one: four connections get four times as much.
+        let result = try await SegmentedDownload.run(
+            client: client, url: base + "files/segments.bin?interval_ms=4&piece=65536",
+            destination: directory + "/segments.bin", segments: 4, expectedSHA256: SHA256Digest.of(content), log: log)
+        let ranges = server.requestLog.filter { $0.target.hasPrefix("/files/segments.bin") }.compactMap {
+            $0.fields["Range"]
+        }
+        try expect(result.requests >= 4 && ranges.count >= 3, "one GET, then a Range request per other segment")
+        try expect(result.sha256 != nil, "the file assembled from four responses has the right SHA-256")
+    }
+
     private func deleteData() async throws {
-        let paths = ["big.bin", "paused.bin", "killed.bin", "report.csv"].map { directory + "/" + $0 }
+        let paths = ["big.bin", "paused.bin", "killed.bin", "report.csv", "segments.bin"].map { directory + "/" + $0 }
         try await DeleteDownload.run(destinations: paths, log: log)
         let candidates = paths.flatMap { path -> [String] in [path, path + ".part", path + ".part.resume"] }
         let left = candidates.filter { path in access(path, F_OK) == 0 }

@@ -1,5 +1,5 @@
 // DownloadCommand: `wire download URL [-o FILE | --dir DIR] [--restart] [--sha256 HEX] [--retry N]
-// [--limit-rate RATE]`
+// [--limit-rate RATE] [--segments N]`, or several URLs (operands and/or `-i LIST`) with `--parallel N`
 // (edge layer). One library call, `client.download(from:to:options:)` (or `toDirectory:`), whose events
 // drive the progress bar. The bytes go to FILE.part with a resume record beside it; re-running the same
 // command after Ctrl-C, `kill -9` or a dropped connection resumes with Range + If-Range, and a server-side
@@ -8,6 +8,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -20,13 +21,17 @@ enum DownloadCommand {
         options.restart = command.restart
         options.expectedSHA256 = command.sha256.flatMap { SHA256Digest(hex: $0) }
         options.retry = command.retries > 0 ? RetryPolicy(maxRetries: command.retries) : .none
+        // With segments, the limit is the download's: its connections share one budget.
         options.maxBytesPerSecond = command.limitRate
+        options.segments = command.segments
         options.fields = ClientSettings.fields(for: command)
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
         let verbose = command.verbose
-        if command.urls.count > 1 {
-            return try await runMany(command, options: options)
+        var urls = command.urls
+        if let list = command.inputFile { urls += try listedURLs(in: list) }
+        if urls.count > 1 || command.inputFile != nil {
+            return try await runMany(command, urls: urls, options: options)
         }
         try await ClientSettings.withClient(for: command) { client in
             let url = command.urls[0]
@@ -55,7 +60,7 @@ enum DownloadCommand {
     /// current one), running `--parallel N` at once. Each URL is saved under its last path segment
     /// (numbered when two share a name). Running the same command again restores the catalogue: finished
     /// files are not fetched again, unfinished ones resume with Range. Exits with the first failure's code.
-    static func runMany(_ command: ParsedCommand, options: DownloadOptions) async throws {
+    static func runMany(_ command: ParsedCommand, urls: [String], options: DownloadOptions) async throws {
         guard command.output == nil else {
             throw UsageError(message: "-o names one file; with several URLs use --dir DIR", command: .download)
         }
@@ -74,7 +79,7 @@ enum DownloadCommand {
                 maxRunningPerHost: command.parallel, defaultOptions: options)
             var taken: Set<String> = []
             var ids: [DownloadManagerItem.ID] = []
-            for url in command.urls {
+            for url in urls {
                 let segment = (try? TargetURL(url))?.lastPathSegment
                 let name = ContentDisposition.downloadFileName(fieldValue: nil, urlLastPathSegment: segment)
                 var number = 0
@@ -102,6 +107,29 @@ enum DownloadCommand {
             }
             if let firstFailure { throw firstFailure }
         }
+    }
+
+    /// The URLs listed in the file at `path` (`-i`, aria2's input file): one a line, blank lines and lines
+    /// starting with `#` skipped, spaces around a URL dropped. A missing file is exit 26; an empty list is a
+    /// usage error.
+    static func listedURLs(in path: String) throws -> [String] {
+        let bytes: [UInt8]?
+        do throws(TransportError) {
+            bytes = try FileSystem.contents(ofPath: path, limit: 16 << 20)
+        } catch .fileReadFailed(_, _, let code) {
+            throw HTTPWireError.localReadFailed(path: path, errno: code)
+        } catch {
+            throw HTTPWireError.localReadFailed(path: path, errno: EIO)
+        }
+        guard let bytes else { throw HTTPWireError.localReadFailed(path: path, errno: ENOENT) }
+        let urls = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap {
+            line -> String? in
+            let url = line.trimmingPrefix(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()
+            let text = String(url)
+            return text.isEmpty || text.hasPrefix("#") ? nil : text
+        }
+        guard !urls.isEmpty else { throw UsageError(message: "\(path) lists no URL", command: .download) }
+        return urls
     }
 
     /// Draws the bar from progress events and notes resumes, restarts and retries on their own lines.

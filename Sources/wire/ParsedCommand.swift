@@ -65,6 +65,10 @@ struct ParsedCommand: Equatable, Sendable {
     var retries = 0
     /// `--limit-rate`, in bytes per second.
     var limitRate: Int64?
+    /// `--segments N`: connections for one download (DownloadOptions.segments).
+    var segments = 1
+    /// `-i FILE` for download: a file listing URLs, one a line.
+    var inputFile: String?
     var port = 0
     var tls = false
     var log = false

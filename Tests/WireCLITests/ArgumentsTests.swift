@@ -153,7 +153,9 @@ import Testing
             }
         let form = command == .upload ? ["-F", "a=1"] : []
         for option in CommandOption.allCases where option != .help {
-            for spelling in option.spellings {
+            // A spelling two options share (`-i`: --include, and --input-file for download) means the one
+            // that applies to the command; the other is not what the command reads.
+            for spelling in option.spellings where CommandOption.named(spelling, for: command) == option {
                 let value: String =
                     switch option {
                     case .form: "b=2"

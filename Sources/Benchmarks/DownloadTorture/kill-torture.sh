@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # kill-torture.sh: the SIGKILL torture run of issue #15, for `make bench` (benchmark layer, not a test).
 #
-#   WIRE=path/to/wire kill-torture.sh [SIZE_MIB] [KILLS] [RATE]
+#   WIRE=path/to/wire [WIRE_ARGS="--segments 4"] kill-torture.sh [SIZE_MIB] [KILLS] [RATE]
 #
+# WIRE_ARGS are added to every `wire download` (the segmented run of `make bench` passes `--segments 4`
+# with a quarter of the rate per connection, so the download lasts as long as the plain one).
 # Serves a SIZE_MIB file (default 200) from a private nginx on loopback, throttled per connection to RATE
 # (nginx `limit_rate`, default 8m: the 20 kills below, 0.2–1.5 s apart, take ~17 s, so the download must
 # last longer than that), and runs `wire download URL -o FILE` again and again, killing it with SIGKILL
@@ -55,7 +57,8 @@ target="$dir/out/big.bin"
 killed=0
 started=$(date +%s%N)
 while [ "$killed" -lt "$kills" ]; do
-  "$wire" download "$url" -o "$target" --no-progress 2>>"$dir/wire.log" &
+  # shellcheck disable=SC2086 # WIRE_ARGS is a list of words
+  "$wire" download "$url" -o "$target" --no-progress ${WIRE_ARGS:-} 2>>"$dir/wire.log" &
   pid=$!
   delay_ms=$((200 + RANDOM % 1301))
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
@@ -67,7 +70,8 @@ while [ "$killed" -lt "$kills" ]; do
   echo "$(stat -c %s "$target.part" 2>/dev/null || echo -) mark=$(count "$target.part.mark") record=$(count "$target.part.resume")" >>"$dir/kills.log"
   killed=$((killed + 1))
 done
-[ -f "$target" ] || "$wire" download "$url" -o "$target" --no-progress 2>>"$dir/wire.log"
+# shellcheck disable=SC2086
+[ -f "$target" ] || "$wire" download "$url" -o "$target" --no-progress ${WIRE_ARGS:-} 2>>"$dir/wire.log"
 elapsed_ms=$((($(date +%s%N) - started) / 1000000))
 elapsed=$(printf '%d.%d' $((elapsed_ms / 1000)) $((elapsed_ms % 1000 / 100)))
 actual=$(sha256sum "$target" | cut -d' ' -f1)
@@ -80,7 +84,7 @@ python3 - "$sent" "$file_bytes" "$killed" "$requests" "$elapsed" "$expected" "$a
 import sys
 sent, size, killed, requests, elapsed, expected, actual = sys.argv[1:]
 sent, size = int(sent), int(size)
-print(f"kill torture: {size >> 20} MiB, {killed} SIGKILLs, {requests} requests, {elapsed} s")
+print(f"kill torture{' ' + __import__('os').environ.get('WIRE_ARGS', '') if __import__('os').environ.get('WIRE_ARGS') else ''}: {size >> 20} MiB, {killed} SIGKILLs, {requests} requests, {elapsed} s")
 print(f"  sha256 {'matches' if expected == actual else 'DIFFERS: ' + actual}")
 print(f"  nginx sent {sent} bytes = {sent / size:.4f}x the file ({(sent - size) / size * 100:.2f}% over, "
       f"{(sent - size) / max(1, int(killed)) / 1e3:.0f} kB per kill)")

@@ -37,8 +37,6 @@ extension Download {
         for field in options.fields { sent.fields.append(field) }
         sent.fields.remove(name: "Range")
         sent.fields.remove(name: "If-Range")
-        for field in plan.requestFields { sent.fields.append(field) }
-        control.withLock { $0.requests += 1 }
         // The download's own run loop retries (resuming from disk) and judges statuses (206, 416), so the
         // request itself neither retries nor validates; its other options are the download's.
         sent.options = options.requestOptions
@@ -47,6 +45,12 @@ extension Download {
         // A download stores the resource's own bytes, so it never offers content codings; one that arrives
         // encoded anyway is stored decoded (see freshRecord).
         sent.options.offersContentCodings = false
+        if let destination, isResumable, let record = plan.record, !record.segments.isEmpty {
+            // A segmented download on disk: every segment continues (Download+Segments.swift).
+            return try await resumeSegments(record: record, to: destination, request: sent)
+        }
+        for field in plan.requestFields { sent.fields.append(field) }
+        control.withLock { $0.requests += 1 }
         let response = try await client.stream(sent)
         let status = response.status.rawValue
 
@@ -94,6 +98,9 @@ extension Download {
         case .writeFromStart(let reason):
             guard let destination else { throw HTTPWireError.httpStatus(status) }
             if let reason { eventSink.yield(.restarted(.serverAnswer(reason))) }
+            if let outcome = try await startSegments(with: response, to: destination, url: key, request: sent) {
+                return outcome
+            }
             let record = Self.freshRecord(url: key, response: response)
             return try await transfer(
                 response, to: destination, offset: 0, record: record, expectedTotal: response.expectedContentLength)
@@ -142,7 +149,7 @@ extension Download {
     }
 
     /// Checks the length and checksum and renames the part file onto the destination.
-    private func finish(
+    func finish(
         _ file: DownloadPartialFile, expectedLength: Int64?, head: ResponseHead
     ) async throws -> AttemptOutcome {
         let expectedSHA256 = options.expectedSHA256
@@ -232,13 +239,13 @@ extension Download {
         }
     }
 
-    private func noteStart(offset: Int64) {
+    func noteStart(offset: Int64) {
         control.withLock { state in
             if state.resumedFromBytes == nil { state.resumedFromBytes = offset }
         }
     }
 
-    private func reportProgress(_ progress: TransferProgress) {
+    func reportProgress(_ progress: TransferProgress) {
         control.withLock { $0.progress = progress }
         eventSink.yield(.progress(progress))
     }

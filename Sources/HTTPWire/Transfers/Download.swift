@@ -56,6 +56,9 @@ public final class Download: Sendable {
         var requests = 0
         var resumedFromBytes: Int64?
         var mustDiscard: Bool
+        /// A segment request was answered with the whole file: the server ignores ranges, so this run goes
+        /// on as one stream (Download+Segments.swift).
+        var segmentsDisabled = false
         /// Held from the claim of the destination to the end of the run.
         var lock: DownloadLock?
     }
@@ -186,6 +189,11 @@ public final class Download: Sendable {
     private func runAttempts() async throws -> DownloadResult {
         if let destination = control.withLock({ $0.destination }) {
             try await claim(destination)
+            // Skip what is done: the file is there with the expected SHA-256 (Download+Existing.swift).
+            if let done = try await existingCompleteFile(at: destination) {
+                eventSink.yield(.finished(done))
+                return done
+            }
         }
         var failedAttempts = 0
         while true {

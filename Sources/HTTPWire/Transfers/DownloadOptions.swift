@@ -21,7 +21,9 @@ public struct DownloadOptions: Sendable {
     /// by hand first. Default false: resume what is on disk.
     public var restart: Bool = false
     /// When set, the finished file's SHA-256 must equal it, or the download fails with
-    /// ``HTTPWireError/checksumMismatch(expected:actual:)`` and the part file is not put in place.
+    /// ``HTTPWireError/checksumMismatch(expected:actual:)`` and the part file is not put in place. A
+    /// destination that already holds a file with this SHA-256 (and no pending part file) is not fetched
+    /// again: the download finishes at once with `requests == 0`, at the cost of reading that file once.
     public var expectedSHA256: SHA256Digest?
     /// How often a failed attempt is tried again. A connection dropped or stalled mid-body is retried from
     /// the bytes already on disk, never from zero. Default nil: the client's ``ClientConfiguration/retry``
@@ -64,6 +66,15 @@ public struct DownloadOptions: Sendable {
     /// A budget shared with other downloads — a ``DownloadManager``'s overall limit, or one the app
     /// creates — spent as well as `maxBytesPerSecond`. Default nil.
     public var sharedRateLimiter: DownloadRateLimiter?
+
+    /// How many connections one download may use at once (aria2's `--split`, axel's `-n`). Above 1, a
+    /// download whose first response shows `Accept-Ranges: bytes`, a strong `ETag` and a length of at least
+    /// 2 MiB is cut into that many segments (none under 1 MiB), each fetched with its own Range request and
+    /// written at its own offset; a connection that finishes takes half of the largest remaining segment.
+    /// Anything else — no ranges, a weak or no validator, a server that answers a segment with 200 — is
+    /// one stream, as with 1. Default 1: one connection is what a server expects from one client, and on
+    /// an unthrottled link it is as fast; more pays when the server limits each connection's rate.
+    public var segments: Int = 1
 
     /// Options with the defaults described on each property.
     public init() {}

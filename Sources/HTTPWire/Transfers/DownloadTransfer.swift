@@ -62,7 +62,14 @@ struct DownloadTransfer: Sendable {
         // Bytes a failed splice had already moved are counted only now.
         committer.update(record.counting(file.writtenBytes))
         let finalCommitError = await committer.finish()
-        if let failure { throw failure }
+        if let failure {
+            // Stopped early (a pause, a cancellation, a failure): the last progress snapshot may be up to
+            // `progressInterval` old, and `.paused` reports it. Report what the record counts now, so the
+            // paused offset is exactly where `resume()` will ask to continue (`wire demo` once saw a resume
+            // ask for a later offset than the pause had reported).
+            report(TransferProgress(receivedBytes: committer.durableBytes, expectedBytes: expectedTotal))
+            throw failure
+        }
         if let writeFailure = queue.failure { throw writeFailure }
         if let finalCommitError { throw finalCommitError }
     }
