@@ -30,7 +30,8 @@ import Testing
         var request =
             asForm
             ? HTTPRequest(
-                method: .post, url: sink.url, body: .multipart(MultipartForm(fields: ["album": "Dunes"], files: ["photos[]": path])))
+                method: .post, url: sink.url,
+                body: .multipart(MultipartForm(fields: ["album": "Dunes"], files: ["photos[]": path])))
             : HTTPRequest(method: .post, url: sink.url, body: .file(path: path))
         request.uploadProgress = { progress in
             let serverHad = sink.received.current
