@@ -63,8 +63,9 @@ final class LoopLatency: Sendable {
                 return true
             }
             guard running else { return }
-            let next = max(deadline.uptimeNanoseconds + UInt64(period.components.attoseconds / 1_000_000_000)
-                + UInt64(period.components.seconds) * 1_000_000_000, now)
+            let next = max(
+                deadline.uptimeNanoseconds + UInt64(period.components.attoseconds / 1_000_000_000)
+                    + UInt64(period.components.seconds) * 1_000_000_000, now)
             scheduleNext(at: Deadline(uptimeNanoseconds: next))
         }
     }
