@@ -7,7 +7,7 @@
 //   - requests per second with N GETs kept in flight over the N connections for a few seconds;
 //   - the reactor's loop latency during that run: a timer due every 10 ms, and how late each one fires.
 //
-//   ScaleBench URL [--seconds S] [--counts 100,1000,10000]
+//   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]
 //
 // URL is a small static file on a server that keeps 10,000 connections alive (Fixtures/nginx/nginx-scale.sh).
 // Every phase checks what it got (status 200, a non-empty body, N connections opened) and exits non-zero on a
@@ -28,6 +28,7 @@ struct ScaleRow {
     var opened: Int
     var openSeconds: Double
     var bytesPerIdleConnection: Double
+    var virtualBytesPerIdleConnection: Double
     var requestsPerSecond: Double
     var latency: LoopLatency.Summary
 }
@@ -48,15 +49,15 @@ let mallocTrim: (@convention(c) (Int) -> Int32)? = {
     return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
 }()
 
-/// The process's resident set (VmRSS in /proc/self/status), in bytes, after giving freed heap back.
-func residentBytes() -> Int {
+/// A field of /proc/self/status in bytes (VmRSS: resident; VmSize: mapped), after giving freed heap back.
+func statusBytes(_ field: String = "VmRSS:") -> Int {
     _ = mallocTrim?(0)
     guard let file = fopen("/proc/self/status", "r") else { return 0 }
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 256)
     while fgets(&line, Int32(line.count), file) != nil {
         let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if text.hasPrefix("VmRSS:") {
+        if text.hasPrefix(field) {
             let digits = text.filter(\.isNumber)
             return (Int(digits) ?? 0) * 1024
         }
@@ -99,7 +100,8 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
     configuration.pool.maxIdleConnectionsPerOrigin = n
     configuration.pool.idleTimeout = .seconds(600)
     let client = HTTPClient(configuration: configuration)
-    let before = residentBytes()
+    let before = statusBytes()
+    let virtualBefore = statusBytes("VmSize:")
 
     // Open n connections: n streamed GETs that each wait at the gate holding their connection.
     let gate = Gate(count: n)
@@ -122,7 +124,8 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
     let openSeconds = Double(Deadline.nowNanoseconds() - openStart) / 1e9
     let opened = client.connectionsOpened
     guard opened == n else { throw BenchFailure(description: "\(opened) connections opened for \(n)") }
-    let idle = residentBytes()
+    let idle = statusBytes()
+    let virtualIdle = statusBytes("VmSize:")
 
     // n GETs in flight for `seconds`, each task starting its next GET when one ends. Only GETs that end
     // inside the window count, over the window's length: the drain after it (the runtime removes a finished
@@ -153,6 +156,7 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
     return ScaleRow(
         connections: n, opened: opened, openSeconds: openSeconds,
         bytesPerIdleConnection: Double(idle - before) / Double(n),
+        virtualBytesPerIdleConnection: Double(virtualIdle - virtualBefore) / Double(n),
         requestsPerSecond: Double(completed) / runSeconds, latency: summary)
 }
 
@@ -169,7 +173,24 @@ func format(_ value: Double, decimals: Int, width: Int) -> String {
     return String(repeating: " ", count: max(0, width - text.count)) + text
 }
 
-/// The one-minute load average, from /proc/loadavg.
+/// The middle value of `values` (the mean of the two middle ones for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+extension Array {
+    /// `transform` of each element in order, one at a time (the phases must not overlap).
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
+
+/// The load averages, from /proc/loadavg.
 func loadAverage() -> String {
     guard let file = fopen("/proc/loadavg", "r") else { return "?" }
     defer { fclose(file) }
@@ -181,12 +202,16 @@ func loadAverage() -> String {
 
 func run(_ arguments: [String]) async throws {
     guard let url = arguments.first, url.hasPrefix("http") else {
-        throw BenchFailure(description: "usage: ScaleBench URL [--seconds S] [--counts 100,1000,10000]")
+        throw BenchFailure(description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]")
     }
     var seconds = 5.0
     var counts = [100, 1000, 10000]
     if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count {
         seconds = Double(arguments[index + 1]) ?? seconds
+    }
+    var roundCount = 3
+    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count {
+        roundCount = Int(arguments[index + 1]) ?? roundCount
     }
     if let index = arguments.firstIndex(of: "--counts"), index + 1 < arguments.count {
         counts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
@@ -199,26 +224,33 @@ func run(_ arguments: [String]) async throws {
     try await checkedGet(warm, url)
     await warm.shutdown()
 
-    var rows: [ScaleRow] = []
-    for n in counts {
-        rows.append(try await measure(url: url, connections: n, seconds: seconds))
+    var rounds: [[ScaleRow]] = []
+    for _ in 0..<max(1, roundCount) {
+        rounds.append(try await counts.asyncMap { try await measure(url: url, connections: $0, seconds: seconds) })
     }
-    let base = rows.first?.requestsPerSecond ?? 1
-    print("| connections | open (s) | RSS per idle connection | requests/s | vs first | loop late p50 | p99 | max |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for row in rows {
+    print(
+        "| connections | open (s) | RSS per idle connection | mapped per idle connection | requests/s (min–max) "
+            + "| vs first | loop late p50 | p99 | max |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    let base = median(rounds.map { $0[0].requestsPerSecond })
+    for (column, n) in counts.enumerated() {
+        let rows = rounds.map { $0[column] }
+        let rates = rows.map(\.requestsPerSecond)
         let cells = [
-            String(row.connections),
-            format(row.openSeconds, decimals: 2, width: 0),
-            format(row.bytesPerIdleConnection / 1024, decimals: 1, width: 0) + " KiB",
-            format(row.requestsPerSecond, decimals: 0, width: 0),
-            format(row.requestsPerSecond / base, decimals: 2, width: 0) + "×",
-            format(row.latency.p50Milliseconds, decimals: 2, width: 0) + " ms",
-            format(row.latency.p99Milliseconds, decimals: 2, width: 0) + " ms",
-            format(row.latency.maxMilliseconds, decimals: 2, width: 0) + " ms",
+            String(n),
+            format(median(rows.map(\.openSeconds)), decimals: 2, width: 0),
+            format(median(rows.map(\.bytesPerIdleConnection)) / 1024, decimals: 1, width: 0) + " KiB",
+            format(median(rows.map(\.virtualBytesPerIdleConnection)) / 1024, decimals: 0, width: 0) + " KiB",
+            format(median(rates), decimals: 0, width: 0) + " (" + format(rates.min() ?? 0, decimals: 0, width: 0)
+                + "–" + format(rates.max() ?? 0, decimals: 0, width: 0) + ")",
+            format(median(rates) / base, decimals: 2, width: 0) + "×",
+            format(median(rows.map(\.latency.p50Milliseconds)), decimals: 2, width: 0) + " ms",
+            format(median(rows.map(\.latency.p99Milliseconds)), decimals: 2, width: 0) + " ms",
+            format(rows.map(\.latency.maxMilliseconds).max() ?? 0, decimals: 2, width: 0) + " ms",
         ]
         print("| " + cells.joined(separator: " | ") + " |")
     }
+    print("medians of \(rounds.count) rounds (each round runs every N in turn); max: the largest of any round")
     print("load average after: \(loadAverage())")
 }
 
