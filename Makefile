@@ -25,7 +25,7 @@ FUZZ_TEST_TARGETS ?= ResponseDecoder RequestDecoder TargetURL ContentDisposition
 # failures with everything at once, none with 4 — the same 483 tests, 3.4 min, the load average at 15-26).
 TEST_WIDTH   ?= 4
 
-.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench bench-scale clean docs api
+.PHONY: all build demo test lint format deps fuzz fuzz-long bench-codec bench clean docs api
 
 all: build
 
@@ -124,6 +124,7 @@ bench: deps
 
 ## bench-scale: one client holding 100, 1,000 and 10,000 kept-alive connections to loopback nginx: memory per
 ## idle connection, requests/s with N in flight, the reactor's loop latency (release build, not a test).
+.PHONY: bench-scale
 bench-scale: deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product ScaleBench
 	@dir=$$(mktemp -d); trap 'bash Fixtures/nginx/nginx-scale.sh stop '$$dir'; rm -rf '$$dir EXIT; \
