@@ -137,6 +137,7 @@ api: deps
 ## BENCH_ROUNDS=N (default 5), BENCH_QUICK=1 for a fast check, BENCH_OUTPUT=FILE to keep the table.
 ## Needs curl, time (peak RSS of each child), libcurl4-openssl-dev (URLSession links libcurl statically) and
 ## wrk (the request-rate rows' reference: the most nginx answers on this machine).
+## The 10,000-connection figures (memory per idle connection, loop latency) are `make bench-scale`.
 bench: deps
 	@for p in curl time libcurl4-openssl-dev wrk; do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
@@ -153,6 +154,15 @@ bench: deps
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire WIRE_ARGS="--segments 4" bash Sources/Benchmarks/DownloadTorture/kill-torture.sh 200 20 2m
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/segments.sh
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/rate-limit.sh
+
+## bench-scale: one client holding 100, 1,000 and 10,000 kept-alive connections to loopback nginx: memory per
+## idle connection, requests/s with N in flight, the reactor's loop latency (release build, not a test).
+.PHONY: bench-scale
+bench-scale: deps
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product ScaleBench
+	@dir=$$(mktemp -d); trap 'bash Fixtures/nginx/nginx-scale.sh stop '$$dir'; rm -rf '$$dir EXIT; \
+	  port=$$(bash Fixtures/nginx/nginx-scale.sh start $$dir) && \
+	  $$($(SWIFT) build $(RELEASE) --show-bin-path)/ScaleBench http://127.0.0.1:$$port/small
 
 clean:
 	rm -rf .build

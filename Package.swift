@@ -59,6 +59,10 @@ let package = Package(
         .executableTarget(name: "NetBench", path: "Sources/Benchmarks/NetBench"),
         .executableTarget(
             name: "WireBench", dependencies: ["HTTPWire", "HTTPWireTransport"], path: "Sources/Benchmarks/WireBench"),
+        // `make bench-scale`: one client holding 100, 1,000 and 10,000 kept-alive connections (memory per idle
+        // connection, requests/s, the reactor's loop latency) against Fixtures/nginx/nginx-scale.sh.
+        .executableTarget(
+            name: "ScaleBench", dependencies: ["HTTPWire", "HTTPWireTransport"], path: "Sources/Benchmarks/ScaleBench"),
         .executableTarget(name: "URLSessionBench", path: "Sources/Benchmarks/URLSessionBench"),
         .executableTarget(name: "BenchServer", dependencies: ["FixtureServer"], path: "Sources/Benchmarks/BenchServer"),
         .executableTarget(

@@ -1,0 +1,268 @@
+// ScaleBench: one HTTPClient holding 100, 1,000 and 10,000 kept-alive connections to one origin (a program
+// run by `make bench-scale`, not a test; issue #16, item 4).
+// Benchmark layer: it uses the library as a user would (the public API), plus the package-level reactor
+// timer to see how late the reactor's loop runs under the load. It measures, for each N:
+//   - memory per idle connection: VmRSS after N connections are open and idle, minus VmRSS before, over N
+//     (both after malloc_trim(0), so memory the allocator merely kept from the opening burst is not counted);
+//   - requests per second with N GETs kept in flight over the N connections for a few seconds;
+//   - the reactor's loop latency during that run: a timer due every 10 ms, and how late each one fires.
+//
+//   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]
+//
+// URL is a small static file on a server that keeps 10,000 connections alive (Fixtures/nginx/nginx-scale.sh).
+// Every phase checks what it got (status 200, a non-empty body, N connections opened) and exits non-zero on a
+// mismatch, so a fast but wrong run is a failure, not a good number.
+
+import Glibc
+import HTTPWire
+import HTTPWireTransport
+
+/// A phase failed: the message goes to standard error and the exit status is 1.
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The figures of one N.
+struct ScaleRow {
+    var connections: Int
+    var opened: Int
+    var openSeconds: Double
+    var bytesPerIdleConnection: Double
+    var requestsPerSecond: Double
+    var latency: LoopLatency.Summary
+}
+
+/// Raises the soft descriptor limit to the hard one (10,000 sockets need more than the usual 1,024).
+func raiseDescriptorLimit() -> rlim_t {
+    var limit = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    return limit.rlim_cur
+}
+
+/// glibc's malloc_trim(3), which Swift's Glibc module does not import: gives freed heap pages back to the
+/// kernel, so RSS shows what is in use, not what the allocator kept from a burst.
+let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+    guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "malloc_trim") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+}()
+
+/// A field of /proc/self/status in bytes (VmRSS: the resident set), after giving freed heap back.
+func statusBytes(_ field: String = "VmRSS:") -> Int {
+    _ = mallocTrim?(0)
+    guard let file = fopen("/proc/self/status", "r") else { return 0 }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, Int32(line.count), file) != nil {
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if text.hasPrefix(field) {
+            let digits = text.filter(\.isNumber)
+            return (Int(digits) ?? 0) * 1024
+        }
+    }
+    return 0
+}
+
+/// A gate that opens once `count` tasks reached it: the N GETs of the opening phase each hold their
+/// connection (a streamed response not yet read) until all N have one, so the pool must open N.
+actor Gate {
+    let count: Int
+    var arrived = 0
+    var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { self.count = count }
+
+    func arrive() async {
+        arrived += 1
+        if arrived >= count {
+            for continuation in waiting { continuation.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
+
+/// One GET, checked: status 200 and a body.
+func checkedGet(_ client: HTTPClient, _ url: String) async throws {
+    let response = try await client.get(url)
+    guard response.status.rawValue == 200, !response.body.isEmpty else {
+        throw BenchFailure(description: "status \(response.status), \(response.body.count) bytes")
+    }
+}
+
+/// The figures for `n` connections on a fresh client.
+func measure(url: String, connections n: Int, seconds: Double) async throws -> ScaleRow {
+    var configuration = ClientConfiguration()
+    configuration.pool.maxConnectionsPerOrigin = n
+    configuration.pool.maxIdleConnectionsPerOrigin = n
+    configuration.pool.idleTimeout = .seconds(600)
+    let client = HTTPClient(configuration: configuration)
+    let before = statusBytes()
+
+    // Open n connections: n streamed GETs that each wait at the gate holding their connection.
+    let gate = Gate(count: n)
+    let openStart = Deadline.nowNanoseconds()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<n {
+            group.addTask {
+                let response = try await client.stream(HTTPRequest(url: url))
+                guard response.status.rawValue == 200 else {
+                    throw BenchFailure(description: "status \(response.status)")
+                }
+                await gate.arrive()
+                var received = 0
+                for try await piece in response.body { received += piece.count }
+                guard received > 0 else { throw BenchFailure(description: "empty body") }
+            }
+        }
+        try await group.waitForAll()
+    }
+    let openSeconds = Double(Deadline.nowNanoseconds() - openStart) / 1e9
+    let opened = client.connectionsOpened
+    guard opened == n else { throw BenchFailure(description: "\(opened) connections opened for \(n)") }
+    let idle = statusBytes()
+
+    // n GETs in flight for `seconds`, each task starting its next GET when one ends. Only GETs that end
+    // inside the window count, over the window's length: the drain after it (the runtime removes a finished
+    // child from a task group in O(children), so 10,000 children take a while to collect) is not measured.
+    let latency = LoopLatency(period: .milliseconds(10))
+    let runStart = Deadline.nowNanoseconds()
+    let end = Deadline(uptimeNanoseconds: runStart + UInt64(seconds * 1e9))
+    latency.start()
+    let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+        for _ in 0..<n {
+            group.addTask {
+                var count = 0
+                while !end.hasPassed {
+                    try await checkedGet(client, url)
+                    if !end.hasPassed { count += 1 }
+                }
+                return count
+            }
+        }
+        return try await group.reduce(0, +)
+    }
+    let summary = latency.stop()
+    let runSeconds = seconds
+    guard client.connectionsOpened == n else {
+        throw BenchFailure(description: "\(client.connectionsOpened) connections opened during the run, not \(n)")
+    }
+    await client.shutdown()
+    return ScaleRow(
+        connections: n, opened: opened, openSeconds: openSeconds,
+        bytesPerIdleConnection: Double(idle - before) / Double(n),
+        requestsPerSecond: Double(completed) / runSeconds, latency: summary)
+}
+
+/// `value` with `decimals` digits after the point, right-aligned in `width`.
+func format(_ value: Double, decimals: Int, width: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    var text = decimals == 0 ? String(Int(rounded)) : String(rounded)
+    if decimals > 0, let dot = text.firstIndex(of: ".") {
+        let shown = text.distance(from: dot, to: text.endIndex) - 1
+        if shown < decimals { text += String(repeating: "0", count: decimals - shown) }
+    }
+    return String(repeating: " ", count: max(0, width - text.count)) + text
+}
+
+/// The middle value of `values` (the mean of the two middle ones for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+extension Array {
+    /// `transform` of each element in order, one at a time (the phases must not overlap).
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async throws -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
+
+/// The load averages, from /proc/loadavg.
+func loadAverage() -> String {
+    guard let file = fopen("/proc/loadavg", "r") else { return "?" }
+    defer { fclose(file) }
+    var line = [CChar](repeating: 0, count: 128)
+    guard fgets(&line, Int32(line.count), file) != nil else { return "?" }
+    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+func run(_ arguments: [String]) async throws {
+    guard let url = arguments.first, url.hasPrefix("http") else {
+        throw BenchFailure(description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]")
+    }
+    var seconds = 5.0
+    var counts = [100, 1000, 10000]
+    if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count {
+        seconds = Double(arguments[index + 1]) ?? seconds
+    }
+    var roundCount = 3
+    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count {
+        roundCount = Int(arguments[index + 1]) ?? roundCount
+    }
+    if let index = arguments.firstIndex(of: "--counts"), index + 1 < arguments.count {
+        counts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    }
+    let limit = raiseDescriptorLimit()
+    print("ScaleBench: \(url), descriptor limit \(limit), \(seconds) s per run, load average \(loadAverage())")
+
+    // One GET first, so the runtime's, TLS's and the reactor's start-up memory is in every "before".
+    let warm = HTTPClient()
+    try await checkedGet(warm, url)
+    await warm.shutdown()
+
+    var rounds: [[ScaleRow]] = []
+    for _ in 0..<max(1, roundCount) {
+        rounds.append(try await counts.asyncMap { try await measure(url: url, connections: $0, seconds: seconds) })
+    }
+    print(
+        "| connections | open (s) | RSS per idle connection (round 1) | requests/s (min–max) "
+            + "| vs first | loop late p50 | p99 | max |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    let base = median(rounds.map { $0[0].requestsPerSecond })
+    for (column, n) in counts.enumerated() {
+        let rows = rounds.map { $0[column] }
+        let rates = rows.map(\.requestsPerSecond)
+        let cells = [
+            String(n),
+            format(median(rows.map(\.openSeconds)), decimals: 2, width: 0),
+            format(rows[0].bytesPerIdleConnection / 1024, decimals: 1, width: 0) + " KiB",
+            format(median(rates), decimals: 0, width: 0) + " (" + format(rates.min() ?? 0, decimals: 0, width: 0)
+                + "–" + format(rates.max() ?? 0, decimals: 0, width: 0) + ")",
+            format(median(rates) / base, decimals: 2, width: 0) + "×",
+            format(median(rows.map(\.latency.p50Milliseconds)), decimals: 2, width: 0) + " ms",
+            format(median(rows.map(\.latency.p99Milliseconds)), decimals: 2, width: 0) + " ms",
+            format(rows.map(\.latency.maxMilliseconds).max() ?? 0, decimals: 2, width: 0) + " ms",
+        ]
+        print("| " + cells.joined(separator: " | ") + " |")
+    }
+    print(
+        "medians of \(rounds.count) rounds (each round runs every N in turn); max: the largest of any round; "
+            + "memory from round 1 only: later rounds start on a heap the 10,000 row fragmented")
+    print("load average after: \(loadAverage())")
+}
+
+do {
+    try await run(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    var standardError = StandardError()
+    print("ScaleBench: \(error)", to: &standardError)
+    exit(1)
+}
+
+/// Standard error as a `TextOutputStream`.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        let bytes = Array(string.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
