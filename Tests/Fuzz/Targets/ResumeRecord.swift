@@ -14,7 +14,7 @@
 // fuzz-module: HTTPWireCodec
 // fuzz-include: Sources/CSystem
 // fuzz-module: HTTPWireTransport Sources/HTTPWireTransport/DiskFile.swift Sources/HTTPWireTransport/FileDescriptor.swift Sources/HTTPWireTransport/FileSystem.swift Sources/HTTPWireTransport/LockedState.swift Sources/HTTPWireTransport/Syscall.swift Sources/HTTPWireTransport/TransportError.swift
-// fuzz-module: HTTPWire Sources/HTTPWire/Transfers/ResumeRecord.swift Sources/HTTPWire/Transfers/ResumeSegment.swift Sources/HTTPWire/Client/UnacceptableResponse.swift Sources/HTTPWire/Client/PublicKeyPin.swift Sources/HTTPWire/Client/HTTPWireError.swift Sources/HTTPWire/Client/HTTPWireError+Transport.swift
+// fuzz-module: HTTPWire Sources/HTTPWire/Transfers/ResumeRecord.swift Sources/HTTPWire/Transfers/ResumeSegment.swift Sources/HTTPWire/Client/UnacceptableResponse.swift Sources/HTTPWire/Client/PublicKeyPin.swift Sources/HTTPWire/Compression/ContentDecodingFailure.swift Sources/HTTPWire/Compression/ContentDecoding.swift Sources/HTTPWire/Client/HTTPWireError.swift Sources/HTTPWire/Client/HTTPWireError+Transport.swift
 // fuzz-seeds: Fixtures/fuzz/ResumeRecord
 // fuzz-max-len: 1024
 
