@@ -197,6 +197,25 @@ seed(S, "crlf", "httpwire-resume 1\r\nurl: http://h/\r\ncommitted-bytes: 1\r\n")
 seed(S, "no-space", RECORD + "committed-bytes:1\n")
 seed(S, "not-utf8", b"httpwire-resume 1\nurl: http://h/caf\xe9\ncommitted-bytes: 1\n")
 
+# MARK: DownloadCatalogue: a DownloadManager's downloads.catalogue
+
+CATALOGUE = "DownloadCatalogue"
+ITEM = "item: 1\nurl: https://example.test/big.iso\ndestination: /data/big.iso\npriority: 0\nstate: paused\nend\n"
+seed(CATALOGUE, "empty", "httpwire-catalogue 1\n")
+seed(CATALOGUE, "one", "httpwire-catalogue 1\n" + ITEM)
+seed(
+    CATALOGUE,
+    "completed",
+    "httpwire-catalogue 1\n" + ITEM
+    + "item: 2\nurl: http://h/a.bin\ndestination: /d/a (1).bin\npriority: -3\nstate: completed\nbytes: 1000000\n"
+    + "sha256: " + "ab" * 32 + "\nend\n",
+)
+seed(CATALOGUE, "torn", "httpwire-catalogue 1\n" + ITEM[:40])
+seed(CATALOGUE, "duplicate-item", "httpwire-catalogue 1\n" + ITEM + ITEM)
+seed(CATALOGUE, "unknown-state", "httpwire-catalogue 1\n" + ITEM.replace("paused", "running"))
+seed(CATALOGUE, "foreign", "httpwire-resume 1\nurl: http://h/\ncommitted-bytes: 1\n")
+seed(CATALOGUE, "crlf", ("httpwire-catalogue 1\n" + ITEM).replace("\n", "\r\n"))
+
 # MARK: RetryAfter (RFC 9110 §10.2.3): one field value, delay-seconds or an HTTP-date
 
 A = "RetryAfter"

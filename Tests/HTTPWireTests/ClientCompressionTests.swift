@@ -188,7 +188,13 @@ import Testing
         "a download that arrives gzip-encoded is stored decoded and restarts from zero, never resumed with a Range",
         .timeLimit(.scaledMinutes(1)))
     func encodedDownload() async throws {
-        let plain = CompressedRoutes.text(count: 200_000)
+        // Bytes that do not compress (a fixed pseudo-random sequence), so half the gzip stream decodes to
+        // about half the file: the first attempt stores a good part of it before the body is cut.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let plain = (0..<400_000).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
         let gzip = try #require(CompressedRoutes.encoded(plain, coding: "gzip")).body
         let fields: HTTPFields = ["Content-Encoding": "gzip", "ETag": "\"v1\"", "Accept-Ranges": "bytes"]
         let scratch = try DownloadScratch()
@@ -206,6 +212,9 @@ import Testing
             await #expect(throws: HTTPWireError.self) {
                 _ = try await client.download(from: "file", to: destination).result()
             }
+            // The precondition of the rule under test: decoded bytes are on disk, counted by the record.
+            let stored = await DownloadScratch.contents(destination + ".part")?.count ?? 0
+            try #require(stored > 0, "the first attempt stored nothing: the test would not show the resume rule")
             let result = try await client.download(from: "file", to: destination).result()
             #expect(result.resumedFromBytes == 0)
             #expect(await DownloadScratch.contents(destination) == plain)
