@@ -19,10 +19,7 @@ extension HTTPClient {
     public func download(
         from url: String, to destination: String, options: DownloadOptions = DownloadOptions()
     ) -> Download {
-        let download = Download(
-            client: self, request: HTTPRequest(url: url), destination: destination, directory: nil, options: options)
-        download.start()
-        return download
+        startDownload(request: HTTPRequest(url: url), destination: destination, directory: nil, options: options)
     }
 
     /// Downloads `url` into `directory`, naming the file after the response's `Content-Disposition`
@@ -33,10 +30,7 @@ extension HTTPClient {
     public func download(
         from url: String, toDirectory directory: String, options: DownloadOptions = DownloadOptions()
     ) -> Download {
-        let download = Download(
-            client: self, request: HTTPRequest(url: url), destination: nil, directory: directory, options: options)
-        download.start()
-        return download
+        startDownload(request: HTTPRequest(url: url), destination: nil, directory: directory, options: options)
     }
 
     /// Downloads the response to `request` — any method, fields and body — to the file `destination`.
@@ -59,10 +53,7 @@ extension HTTPClient {
     public func download(
         _ request: HTTPRequest, to destination: String, options: DownloadOptions = DownloadOptions()
     ) -> Download {
-        let download = Download(
-            client: self, request: request, destination: destination, directory: nil, options: options)
-        download.start()
-        return download
+        startDownload(request: request, destination: destination, directory: nil, options: options)
     }
 
     /// Downloads the response to `request` into `directory`, named like
@@ -71,8 +62,15 @@ extension HTTPClient {
     public func download(
         _ request: HTTPRequest, toDirectory directory: String, options: DownloadOptions = DownloadOptions()
     ) -> Download {
+        startDownload(request: request, destination: nil, directory: directory, options: options)
+    }
+
+    /// Makes the ``Download`` every overload above describes and starts it: the one place a download begins.
+    private func startDownload(
+        request: HTTPRequest, destination: String?, directory: String?, options: DownloadOptions
+    ) -> Download {
         let download = Download(
-            client: self, request: request, destination: nil, directory: directory, options: options)
+            client: self, request: request, destination: destination, directory: directory, options: options)
         download.start()
         return download
     }
