@@ -48,6 +48,8 @@ import Testing
             ("http://127.0.0.1/", "0.0.1"),
             ("http://127.0.0.1/", "127.0.0.2"),
             ("http://10.0.0.1/", "0.1"),
+            ("http://www.example.com/", "..example.com"),  // §5.2.3 drops one dot: ".example.com" matches no host
+            ("http://www.example.com/", "..com"),
         ])
     func refusedDomains(from: String, domain: String) throws {
         let jar = CookieJar()
