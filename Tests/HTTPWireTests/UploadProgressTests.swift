@@ -110,16 +110,19 @@ import Testing
         let clock = ContinuousClock()
         let start = clock.now
         var sent: Int64 = 0
-        // 1 MB, then at least 10 ms of sleep, until 0.7 s and 30 reports have passed: past the meter's first
-        // 500 ms window however slowly a loaded machine resumes the sleeps.
+        // At least 10 ms of sleep, then 1 MB, until 0.7 s and 30 reports have passed: past the meter's first
+        // 500 ms window however slowly a loaded machine resumes the sleeps. Sleeping first matters: a report
+        // at the window's start would put 1 MB in the window with no time for it (one CI run measured
+        // 100,001,491 B/s that way).
         while clock.now - start < .milliseconds(700) || sent < 30_000_000 {
+            try await Task.sleep(for: .milliseconds(10))
             sent += 1_000_000
             meter.report(TransferProgress(receivedBytes: sent, expectedBytes: nil))
-            try await Task.sleep(for: .milliseconds(10))
         }
         let last = try #require(delivered.withLock { $0.last })
         let speed = try #require(last.bytesPerSecond)
-        // At most 100 MB/s by construction: sleeps only lengthen the intervals, and a late resumption too.
+        // At most 100 MB/s by construction: each 1 MB follows 10 ms or more (the meter and the sleeps share
+        // ContinuousClock); sleeps only lengthen the intervals, and a late resumption too.
         #expect(speed > 0 && speed <= 100_000_000, "\(speed)")
         #expect(last.estimatedTimeRemaining == nil)  // no total, no time left
     }
