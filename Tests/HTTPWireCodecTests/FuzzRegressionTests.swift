@@ -51,6 +51,15 @@ struct FuzzRegression: Sendable, CustomTestStringConvertible {
         // RFC 6265 §5.2.3: "without the leading %x2E" — one dot goes, a second stays. The fuzz property had
         // asked for no leading dot at all; the parser's answer is the RFC's (the jar refuses the cookie, since
         // no host domain-matches ".com": CookieJarTests "refuses a Domain the host may not set").
+        // RFC 9110 §5.6.7: in June 2026 a two-digit 76 is 2076 (not more than 50 years ahead); the leap
+        // second at the end of that year is, in POSIX time, 2077's first second. The target's property
+        // had taken that instant's year for the named day's.
+        FuzzRegression(target: "HTTPDate", file: "fuzz-rfc850-leap-second-at-year-end") { value, _ in
+            #expect(HTTPDate.secondsSinceEpoch(parsing: value, now: 1_781_000_000) == 3_376_684_800)
+            #expect(
+                HTTPDate.secondsSinceEpoch(parsing: "Thursday, 31-Dec-76 23:59:59 GMT", now: 1_781_000_000)
+                    == 3_376_684_799)
+        },
         FuzzRegression(target: "SetCookie", file: "fuzz-domain-two-leading-dots") { value, _ in
             let cookie = try #require(SetCookie(parsing: value))
             #expect(cookie.name == "lang" && cookie.value == "en-US")
