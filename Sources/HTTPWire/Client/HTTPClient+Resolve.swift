@@ -84,6 +84,7 @@ extension HTTPClient {
 
     /// The hop after every adapter has changed it; the fields are checked again, since an adapter could
     /// have put a CR or LF in a value.
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
     func adapt(_ hop: ResolvedRequest, chain: RetryChain, counters: MetricsCounters) async throws -> ResolvedRequest {
         var outgoing = chain.outgoing(hop, redirects: counters.redirects)
         for handler in middleware { try await handler.adapt(&outgoing) }
@@ -105,6 +106,7 @@ extension HTTPClient {
     /// sees every head, so a cookie store after a retrying handler still sees the 401's `Set-Cookie` — and
     /// returns the delay of the first handler that asked for a retry of `head`, or nil. Decisions about 1xx
     /// heads are ignored.
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
     func handlersAskForRetry(
         _ head: ResponseHead, interim: [ResponseHead], to request: OutgoingRequest
     ) async throws -> Duration? {

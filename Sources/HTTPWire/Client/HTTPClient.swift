@@ -203,41 +203,56 @@ public final class HTTPClient: Sendable {
                     continue
                 }
             }
-            var finalHead = head
-            var decoders: [any ResponseBodyDecoder] = []
-            // Content decoding is closest to the wire: it runs first, and middleware decoders see its head.
-            if exchange.expectedBodyBytes != 0 {
-                do {
-                    if let decoder = try ContentDecoder.make(for: &finalHead, settings: settings.contentDecoding) {
-                        decoders.append(decoder)
-                    }
-                } catch {
-                    exchange.abandon()
-                    throw error
-                }
-            }
-            if let outgoing {
-                for handler in middleware {
-                    if let decoder = handler.bodyDecoder(for: &finalHead, to: outgoing) { decoders.append(decoder) }
-                }
-            }
-            // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
-            // returns the connection to the pool even if the caller never looks at the empty body.
-            let body = ResponseBody(exchange: exchange, decoders: decoders)
-            if let validation = settings.validation,
-                let rule = validation.violation(of: finalHead, announcesNoBody: exchange.expectedBodyBytes == 0)
-            {
-                throw await Self.rejection(finalHead, url: sent.url, body: body, rule: rule)
-            }
-            if exchange.expectedBodyBytes == 0 { _ = try await exchange.nextBodyPiece() }
-            return HTTPStreamingResponse(
-                status: finalHead.status, reason: finalHead.reason, version: finalHead.version,
-                fields: finalHead.fields, url: sent.url, interimResponses: interim, body: body, counters: counters,
-                jsonDecoder: settings.jsonDecoder)
+            return try await finish(
+                head, interim: interim, exchange: exchange, url: sent.url, outgoing: outgoing, settings: settings,
+                counters: counters)
         }
     }
 
+    /// The last step of ``stream(_:)`` for a head that is the answer: content and middleware decoders, the
+    /// validation, and the response. Its own function, so that its locals stay out of the loop's async frame
+    /// (every local of an async function that lives across an `await` is a slot in the frame, allocated
+    /// per request: in one function the loop's frame had grown to 11 KB).
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
+    private func finish(
+        _ head: ResponseHead, interim: [ResponseHead], exchange: Exchange, url: TargetURL, outgoing: OutgoingRequest?,
+        settings: RequestOptions.Effective, counters: MetricsCounters
+    ) async throws -> HTTPStreamingResponse {
+        var finalHead = head
+        var decoders: [any ResponseBodyDecoder] = []
+        // Content decoding is closest to the wire: it runs first, and middleware decoders see its head.
+        if exchange.expectedBodyBytes != 0 {
+            do {
+                if let decoder = try ContentDecoder.make(for: &finalHead, settings: settings.contentDecoding) {
+                    decoders.append(decoder)
+                }
+            } catch {
+                exchange.abandon()
+                throw error
+            }
+        }
+        if let outgoing {
+            for handler in middleware {
+                if let decoder = handler.bodyDecoder(for: &finalHead, to: outgoing) { decoders.append(decoder) }
+            }
+        }
+        // A response without a body (HEAD, 204, 304) is complete with its head: reaching its end now
+        // returns the connection to the pool even if the caller never looks at the empty body.
+        let body = ResponseBody(exchange: exchange, decoders: decoders)
+        if let validation = settings.validation,
+            let rule = validation.violation(of: finalHead, announcesNoBody: exchange.expectedBodyBytes == 0)
+        {
+            throw await Self.rejection(finalHead, url: url, body: body, rule: rule)
+        }
+        if exchange.expectedBodyBytes == 0 { _ = try await exchange.nextBodyPiece() }
+        return HTTPStreamingResponse(
+            status: finalHead.status, reason: finalHead.reason, version: finalHead.version,
+            fields: finalHead.fields, url: url, interimResponses: interim, body: body, counters: counters,
+            jsonDecoder: settings.jsonDecoder)
+    }
+
     /// Logs and waits before a retry, and counts it.
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
     private func retry(
         after delay: Duration, because reason: RetryReason, chain: inout RetryChain, counters: inout MetricsCounters
     ) async throws {
@@ -291,6 +306,7 @@ public final class HTTPClient: Sendable {
 
     /// Reads a small redirect body to its end so the connection can be reused; a large or slow one is
     /// dropped instead, which closes its connection.
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
     static func discard(_ exchange: Exchange) async {
         var budget = 64 * 1024
         while budget > 0, let piece = try? await exchange.nextBodyPiece() {
@@ -302,6 +318,7 @@ public final class HTTPClient: Sendable {
     /// The error for a response that failed validation: its head and the first
     /// ``UnacceptableResponse/bodyPreviewLimit`` bytes of its body. A body that ends within the limit leaves
     /// the connection reusable; a longer one is dropped with its connection.
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
     private static func rejection(
         _ head: ResponseHead, url: TargetURL, body: ResponseBody, rule: UnacceptableResponse.Rule
     ) async -> HTTPWireError {
