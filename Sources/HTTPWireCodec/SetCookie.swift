@@ -87,10 +87,12 @@ package struct SetCookie: Sendable, Hashable {
         case "max-age":
             if let seconds = Self.deltaSeconds(valueBytes) { maxAge = seconds }
         case "domain":
-            // §5.2.3: a leading dot is dropped ("the user agent ignores it"), the rest lower-cased.
+            // §5.2.3: a leading dot is dropped ("the user agent ignores it"), the rest lower-cased. Only ASCII
+            // letters change: a host is ASCII on the wire (an IDN travels as its A-label), so a non-ASCII
+            // domain matches no host whatever its case, and bytes keep the answer free of Unicode tables.
             var domain = valueBytes
             if domain.first == UInt8(ascii: ".") { domain.removeFirst() }
-            if !domain.isEmpty { self.domain = String(decoding: domain, as: UTF8.self).lowercased() }
+            if !domain.isEmpty { self.domain = String(decoding: domain.map(ByteClasses.lowercased), as: UTF8.self) }
         case "path":
             // §5.2.4: an empty path, or one not starting with `/`, is the default path.
             path = valueBytes.first == UInt8(ascii: "/") ? value : nil

@@ -66,6 +66,16 @@ struct FuzzRegression: Sendable, CustomTestStringConvertible {
             #expect(cookie.domain == ".com")
             #expect(cookie.path == nil)  // "Pat`" is an unknown attribute, not Path
         },
+        FuzzRegression(target: "SetCookie", file: "fuzz-path-slash-combining-mark") { value, _ in
+            let cookie = try #require(SetCookie(parsing: value))
+            #expect(cookie.name == "token" && cookie.value == "=\"")
+            // §5.2.4 looks at the first byte: "/" then U+073A is a path, though as a Character it is not "/".
+            #expect(cookie.path == "/\u{073A}xre[nown=1")
+        },
+        FuzzRegression(target: "SetCookie", file: "fuzz-domain-non-ascii-capital") { value, _ in
+            let cookie = try #require(SetCookie(parsing: value))
+            #expect(cookie.domain == "b\u{00C4}ckerei.example")  // ASCII letters lower-cased, "Ä" kept
+        },
     ]
 
     /// The seed folders of the codec's targets. The folders of targets for HTTPWire's parsers are replayed
