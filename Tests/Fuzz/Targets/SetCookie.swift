@@ -42,7 +42,9 @@ public func fuzzSetCookie(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     // combining mark is one Character that is not "/" (a fuzzer finding, seed fuzz-path-slash-combining-mark).
     if let domain = cookie.domain {
         let bytes = Array(domain.utf8)
-        let keptDot = bytes.first != UInt8(ascii: ".") || SetCookieFuzz.bytes(SetCookieFuzz.asciiLowercased(text), contain: Array(("." + domain).utf8))
+        let keptDot =
+            bytes.first != UInt8(ascii: ".")
+            || SetCookieFuzz.bytes(SetCookieFuzz.asciiLowercased(text), contain: Array(("." + domain).utf8))
         let isLower = !bytes.contains { (0x41...0x5A).contains($0) }
         expect(keptDot && isLower, "the domain \(domain.debugDescription)")
     }
@@ -67,7 +69,9 @@ enum SetCookieFuzz {
     /// Whether `needle` occurs in `haystack` as consecutive bytes.
     static func bytes(_ haystack: [UInt8], contain needle: [UInt8]) -> Bool {
         guard needle.count <= haystack.count else { return false }
-        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+        return (0...(haystack.count - needle.count)).contains {
+            haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+        }
     }
 
     /// No space or tab at either end.
