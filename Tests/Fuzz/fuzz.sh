@@ -28,7 +28,10 @@
 # fails when libFuzzer exits non-zero or leaves a new artifact; the input is kept, and it becomes a fixture
 # as docs/reliability.md says. Environment: SWIFTC (default swiftc), FUZZ_FLAGS (extra libFuzzer flags),
 # FUZZ_OUT (the state and build folder, default .build/fuzz), FUZZ_TARGETS (the targets `all` runs,
-# separated by spaces; default every one).
+# separated by spaces; default every one), FUZZ_REPEATABLE=1 (a run that explores the same inputs on every
+# machine and every time: libFuzzer's -seed=FUZZ_SEED, default 1, Swift's deterministic hashing, and an empty
+# corpus of its own instead of corpus/; with --runs it is what `make test` runs, so a CI run can only fail on
+# what the same command fails on here — exploring is for `make fuzz` and `make fuzz-long`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -196,19 +199,28 @@ report() {
 
 # Fuzzes one built target; $2 is a libFuzzer limit such as -max_total_time=8 or -runs=10000000.
 run_target() {
-    local name=$1 limit=$2 dir="$OUT/$1" max_len seeds before after status start cpu
+    local name=$1 limit=$2 dir="$OUT/$1" max_len seeds before after status start cpu corpus repeatable=()
+    local environment=(SWIFT_BACKTRACE=enable=no)
     max_len=$(directive "$name" max-len)
     mapfile -t seeds < <(seed_folders "$name")
-    mkdir -p "$dir/corpus" "$dir/artifacts"
+    corpus="$dir/corpus"
+    if [ "${FUZZ_REPEATABLE:-0}" = 1 ]; then
+        corpus="$dir/corpus-repeatable"
+        rm -rf "$corpus"
+        repeatable=(-seed="${FUZZ_SEED:-1}")
+        environment+=(SWIFT_DETERMINISTIC_HASHING=1)
+    fi
+    mkdir -p "$corpus" "$dir/artifacts"
     before=$(find "$dir/artifacts" -type f | wc -l)
-    echo "fuzz: $name: $limit, $(find "$dir/corpus" -type f | wc -l) corpus inputs, seeds ${seeds[*]:-none}"
+    echo "fuzz: $name: $limit ${repeatable[*]}, $(find "$corpus" -type f | wc -l) corpus inputs," \
+        "seeds ${seeds[*]:-none}"
     start=$(date +%s)
     set +e
     # The fuzzer runs under a shell of its own, whose `times` then counts the fuzzer alone: this shell's
     # children also include the next target's build, reaped whenever it ends.
     # shellcheck disable=SC2016,SC2086 # the inner script is single-quoted on purpose; FUZZ_FLAGS is a list
-    SWIFT_BACKTRACE=enable=no bash -c '"$@"; status=$?; times >"$0"; exit $status' "$dir/times.txt" \
-        "$dir/$name-fuzz" "$dir/corpus" "${seeds[@]}" "$limit" -dict="$DICT" \
+    env "${environment[@]}" bash -c '"$@"; status=$?; times >"$0"; exit $status' "$dir/times.txt" \
+        "$dir/$name-fuzz" "$corpus" "${seeds[@]}" "$limit" "${repeatable[@]}" -dict="$DICT" \
         -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$dir/artifacts/" ${FUZZ_FLAGS:-} >"$dir/fuzz.log" 2>&1
     status=$?
