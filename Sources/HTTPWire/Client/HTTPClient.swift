@@ -135,47 +135,28 @@ public final class HTTPClient: Sendable {
             if !middleware.isEmpty {
                 let seen = chain.outgoing(sent, redirects: counters.redirects)
                 outgoing = seen
-                let asked: Duration?
-                do {
-                    asked = try await handlersAskForRetry(head, interim: interim, to: seen)
-                } catch {
-                    exchange.abandon()
-                    throw error
-                }
-                if let delay = asked,
-                    chain.middlewareRetries < Self.maxMiddlewareRetries, hop.body.isReplayable,
-                    Deadline.after(delay) < total
+                if try await handlersRetry(
+                    head, interim: interim, exchange: exchange, seen: seen, hop: hop,
+                    total: total, chain: &chain, counters: &counters)
                 {
-                    chain.middlewareRetries += 1
-                    await Self.discard(exchange)
-                    try await retry(
-                        after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
                     continue
                 }
             }
             let policy = settings.redirects
             if policy.maxRedirects > 0, head.status.kind == .redirection {
-                // The redirect is made from the hop as resolved (adapters run again for the next one), at the
-                // URL and with the method that were actually sent.
-                var base = hop
-                base.url = sent.url
-                base.method = sent.method
                 let redirect: ResolvedRequest?
                 do {
-                    redirect = try policy.nextRequest(
-                        after: head.status.rawValue, location: head.fields["Location"], request: base)
+                    redirect = try Self.redirect(after: head, from: hop, sent: sent, policy: policy)
                 } catch {
                     exchange.abandon()
                     throw error
                 }
-                if var next = redirect {
+                if let next = redirect {
                     guard counters.redirects < policy.maxRedirects else {
                         await Self.discard(exchange)
                         throw HTTPWireError.tooManyRedirects(limit: policy.maxRedirects)
                     }
                     counters.redirects += 1
-                    // Credentials in a Location are not taken: only the caller decides where its own go.
-                    next.url.userInfo = nil
                     configuration.logger?(
                         HTTPLogEvent(kind: .redirect, text: "* following \(head.status.rawValue) to \(next.url)"))
                     await Self.discard(exchange)
@@ -249,6 +230,49 @@ public final class HTTPClient: Sendable {
             status: finalHead.status, reason: finalHead.reason, version: finalHead.version,
             fields: finalHead.fields, url: url, interimResponses: interim, body: body, counters: counters,
             jsonDecoder: settings.jsonDecoder)
+    }
+
+    /// Shows the head to the middleware handlers and, when one asks for a retry that the limits allow,
+    /// discards the response and waits; true means "send the hop again". A function of its own so that its
+    /// locals stay out of ``stream(_:)``'s per-request frame.
+    @inline(never)  // an async callee inlined into stream(_:) adds its slots to the per-request frame
+    private func handlersRetry(
+        _ head: ResponseHead, interim: [ResponseHead], exchange: Exchange, seen: OutgoingRequest,
+        hop: ResolvedRequest, total: Deadline, chain: inout RetryChain, counters: inout MetricsCounters
+    ) async throws -> Bool {
+        let asked: Duration?
+        do {
+            asked = try await handlersAskForRetry(head, interim: interim, to: seen)
+        } catch {
+            exchange.abandon()
+            throw error
+        }
+        guard let delay = asked, chain.middlewareRetries < Self.maxMiddlewareRetries, hop.body.isReplayable,
+            Deadline.after(delay) < total
+        else { return false }
+        chain.middlewareRetries += 1
+        await Self.discard(exchange)
+        try await retry(after: delay, because: .status(head.status.rawValue), chain: &chain, counters: &counters)
+        return true
+    }
+
+    /// The next hop when `head` redirects and `policy` follows it, else nil (RFC 9110 §15.4). It is made
+    /// from the hop as resolved (adapters run again for the next one), at the URL and with the method that
+    /// were actually sent; credentials in a `Location` are not taken — only the caller decides where its
+    /// own go. Synchronous and not inlined: its temporaries live on the thread's stack, not in the frame.
+    @inline(never)
+    private static func redirect(
+        after head: ResponseHead, from hop: ResolvedRequest, sent: ResolvedRequest, policy: RedirectPolicy
+    ) throws -> ResolvedRequest? {
+        var base = hop
+        base.url = sent.url
+        base.method = sent.method
+        guard
+            var next = try policy.nextRequest(
+                after: head.status.rawValue, location: head.fields["Location"], request: base)
+        else { return nil }
+        next.url.userInfo = nil
+        return next
     }
 
     /// Logs and waits before a retry, and counts it.

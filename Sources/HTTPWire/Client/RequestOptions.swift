@@ -81,19 +81,22 @@ public struct RequestOptions: Sendable {
 
 extension RequestOptions {
     /// A request's options merged with its client's configuration: what the request actually runs with.
-    struct Effective: Sendable {
-        var connectTimeout: Duration
-        var headTimeout: Duration?
-        var idleTimeout: Duration
-        var totalTimeout: Duration?
-        var expectContinueTimeout: Duration
-        var redirects: RedirectPolicy
-        var retry: RetryPolicy
-        var validation: ResponseValidation?
-        var authorization: Authorization?
-        var jsonDecoder: JSONDecoder
-        var contentDecoding: ContentDecoding
-        var offersContentCodings: Bool
+    /// A class, built once per request and never changed: the request's async functions each keep it across
+    /// their suspension points, and as a 257-byte struct it was a slot of that size in every one of their
+    /// frames (allocated per request) and a copy, with a retain per field, at every call.
+    final class Effective: Sendable {
+        let connectTimeout: Duration
+        let headTimeout: Duration?
+        let idleTimeout: Duration
+        let totalTimeout: Duration?
+        let expectContinueTimeout: Duration
+        let redirects: RedirectPolicy
+        let retry: RetryPolicy
+        let validation: ResponseValidation?
+        let authorization: Authorization?
+        let jsonDecoder: JSONDecoder
+        let contentDecoding: ContentDecoding
+        let offersContentCodings: Bool
 
         /// Each field of `options` when set, else `configuration`'s.
         init(_ options: RequestOptions, _ configuration: ClientConfiguration) {
