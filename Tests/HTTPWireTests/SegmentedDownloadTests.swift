@@ -197,7 +197,11 @@ import Testing
         let content = DownloadScratch.pattern(8 * Self.mebibyte)
         try await withFixtureServer { server in
             server.setFile("p.bin", contents: content, etag: "\"p1\"")
-            let url = server.baseURL + "files/p.bin?interval_ms=5&piece=32768"
+            // 4 KiB per connection every 5 ms (scaled): about 3 MB/s for the four, so the pause after the first
+            // MiB lands with over two seconds of the file to go. At 32 KiB a piece the whole file took 0.3 s,
+            // and one loaded CI run finished it before the pause: no .paused event came.
+            let interval = Int((5 * TestTime.scale).rounded(.up))
+            let url = server.baseURL + "files/p.bin?interval_ms=\(interval)&piece=4096"
             let destination = scratch.file("p.bin")
             let download = HTTPClient().download(
                 from: url, to: destination, options: Self.options(segments: 4, sha256: content))

@@ -141,6 +141,15 @@ public final class Subprocess: @unchecked Sendable {
         try? inputPipe?.fileHandleForWriting.close()
     }
 
+    /// Whether the child still runs.
+    public var isRunning: Bool { process.isRunning }
+
+    /// The bytes the child has written to stderr so far (read off the pool); empty when it goes to stdout.
+    public func errorSoFar() async -> [UInt8] {
+        guard let url = errorURL else { return [] }
+        return await DedicatedThread.run { Array((try? Data(contentsOf: url)) ?? Data()) }
+    }
+
     /// The bytes the child has written to stdout so far (read off the pool).
     public func outputSoFar() async -> [UInt8] {
         let url = outputURL

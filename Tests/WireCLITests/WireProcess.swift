@@ -85,6 +85,14 @@ struct RunningWire: Sendable {
         String(decoding: await child.outputSoFar(), as: UTF8.self)
     }
 
+    /// Whether the child still runs.
+    var isRunning: Bool { child.isRunning }
+
+    /// What the child has written to stderr so far, as text.
+    func errorSoFar() async -> String {
+        String(decoding: await child.errorSoFar(), as: UTF8.self)
+    }
+
     /// Waits for the child to end (off the cooperative pool) and collects its output.
     func finish() async throws -> WireResult {
         WireResult(try await child.finish())

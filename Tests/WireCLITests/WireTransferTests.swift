@@ -21,11 +21,22 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
-    /// Waits (up to `timeout`, scaled) until `path` holds at least `bytes` bytes.
-    private func waitForFile(_ path: String, atLeast bytes: Int, timeout: Duration = .seconds(20)) async throws {
-        try #require(
-            await eventually(within: timeout) { fileSize(path) >= bytes }, "\(path) stayed at \(fileSize(path)) bytes")
+    /// Waits (up to `timeout`, scaled) until `path` holds at least `bytes` bytes, written by `process`. A
+    /// process that ends first stops the wait, and the failure says how it ended (one loaded CI run saw a
+    /// part file stay empty for the whole 20 s, with nothing to tell why).
+    private func waitForFile(
+        _ path: String, atLeast bytes: Int, by process: RunningWire, timeout: Duration = .seconds(20)
+    ) async throws {
+        let grown = await eventually(within: timeout) { fileSize(path) >= bytes || !process.isRunning }
+        guard grown, fileSize(path) >= bytes else {
+            let state = process.isRunning ? "still running" : "ended"
+            Issue.record(
+                "\(path) stayed at \(fileSize(path)) bytes; wire \(state), stderr: \(await process.errorSoFar())")
+            throw WaitFailed()
+        }
     }
+
+    private struct WaitFailed: Error {}
 
     /// Pieces of 10 KB every `pieceInterval` ms: 1 MB takes 100 intervals, two seconds at scale 1 — long
     /// enough for a test to act part-way however slowly a loaded machine runs it.
@@ -39,7 +50,7 @@ import Testing
         let url = server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000"
         let target = directory + "/file.bin"
         let process = try await WireProcess.start(["download", url, "-o", target])
-        try await waitForFile(target + ".part", atLeast: bytes)
+        try await waitForFile(target + ".part", atLeast: bytes, by: process)
         return (url, target, process)
     }
 
@@ -114,7 +125,7 @@ import Testing
             let url = server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000"
             let target = directory + "/file.bin"
             let running = try await WireProcess.start(["download", url, "-o", target])
-            try await waitForFile(target + ".part", atLeast: 100_000)
+            try await waitForFile(target + ".part", atLeast: 100_000, by: running)
             running.send(SIGINT)
             let result = try await running.finish()
             #expect(result.status == 130)
