@@ -56,36 +56,41 @@ enum GetCommand {
             for: command, into: output)
     }
 
-    /// Up to `--parallel` requests in flight; finished bodies wait until every earlier URL is written.
-    /// At most four windows' worth of bodies are held, so a slow first URL cannot make memory grow
-    /// without bound.
+    /// Up to `--parallel` requests in flight, made by that many worker tasks (see ParallelWindow for why
+    /// not a task per URL); finished bodies wait until every earlier URL is written. At most four windows'
+    /// worth of bodies are held, so a slow first URL cannot make memory grow without bound.
     private static func fetchConcurrently(
         _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
         let fields = ClientSettings.fields(for: command)
         let urls = command.urls.map { ClientSettings.url($0, for: command) }
         let method = ClientSettings.method(for: command, default: .get)
-        try await withThrowingTaskGroup(of: (Int, HTTPResponse).self) { group in
-            var nextToStart = 0
-            var nextToWrite = 0
-            var inFlight = 0
-            var finished: [Int: HTTPResponse] = [:]
-            func startMore() {
-                while inFlight < command.parallel && nextToStart < urls.count
-                    && nextToStart - nextToWrite < 4 * command.parallel
-                {
-                    let index = nextToStart
-                    group.addTask {
-                        (index, try await client.send(HTTPRequest(method: method, url: urls[index], fields: fields)))
+        let window = ParallelWindow(count: urls.count, limit: 4 * command.parallel)
+        let (results, sink) = AsyncStream.makeStream(of: (Int, Result<HTTPResponse, any Error>).self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // However this ends, no worker may stay suspended in the window, or the group would wait for it.
+            defer {
+                window.close()
+                sink.finish()
+            }
+            for _ in 0..<min(command.parallel, urls.count) {
+                group.addTask {
+                    while let index = await window.next() {
+                        do {
+                            let response = try await client.send(
+                                HTTPRequest(method: method, url: urls[index], fields: fields))
+                            sink.yield((index, .success(response)))
+                        } catch {
+                            sink.yield((index, .failure(error)))
+                            return
+                        }
                     }
-                    nextToStart += 1
-                    inFlight += 1
                 }
             }
-            startMore()
-            while let (index, response) = try await group.next() {
-                inFlight -= 1
-                finished[index] = response
+            var nextToWrite = 0
+            var finished: [Int: HTTPResponse] = [:]
+            for await (index, result) in results {
+                finished[index] = try result.get()
                 while let response = finished.removeValue(forKey: nextToWrite) {
                     try output.begin(
                         version: response.version, status: response.status, reason: response.reason,
@@ -96,8 +101,11 @@ enum GetCommand {
                         metrics: response.metrics, for: command, into: output)
                     nextToWrite += 1
                 }
-                startMore()
+                window.written(upTo: nextToWrite)
+                if nextToWrite == urls.count { break }
             }
+            // The results end early only when this task is cancelled.
+            try Task.checkCancellation()
         }
     }
 

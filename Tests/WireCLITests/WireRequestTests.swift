@@ -75,6 +75,24 @@ import Testing
         }
     }
 
+    @Test(
+        "--parallel: a failure while another worker waits for the window ends the run with the failure's code",
+        .timeLimit(.scaledMinutes(1)))
+    func parallelFailureReleasesTheWindow() async throws {
+        try await withFixtureServer { server in
+            // Two workers, a window of 8: while the first URL drips (and runs into -m 1, exit 28), the other
+            // worker fetches the next seven and then waits for the first body to be written. The failure
+            // must release it; a worker left waiting would keep wire running until the time limit.
+            let urls =
+                [server.baseURL + "drip?bytes=100&interval_ms=100"]
+                + (1...12).map { server.baseURL + "bytes/10?i=\($0)" }
+            let result = try await WireProcess.run(["get", "--parallel", "2", "-m", "1"] + urls)
+            #expect(result.status == 28, "\(result.standardError)")
+            #expect(result.outputBytes.isEmpty, "nothing after the first URL is written before it")
+            #expect(server.requestsServed <= 8, "the window let \(server.requestsServed) requests start")
+        }
+    }
+
     @Test("head and -i print the status line, then one Name: value line per field", .timeLimit(.scaledMinutes(1)))
     func heads() async throws {
         try await withFixtureServer { server in
