@@ -3,8 +3,8 @@
 // `--parallel N` runs N long-lived worker tasks rather than one task per URL. A task per URL looked
 // simpler, but every new task starts with an empty task allocator, so each request paid for fresh
 // allocator slabs (the request's async frames, ~25 KB) and the task itself; a worker that fetches
-// URL after URL reuses its slabs. Measured with ../shared/bench (20,000 GETs, 64 in flight, 5 rounds):
-// wire's CPU for the run fell from 1.32 s to 0.93 s. Bodies are still written in the order the URLs
+// URL after URL reuses its slabs. Measured with ../shared/bench (20,000 GETs, 64 in flight): wire's CPU
+// for the run fell from 1.32 s to 1.17-1.20 s (docs/benchmarks.md has the paired runs). Bodies are still written in the order the URLs
 // were given, so the window keeps workers at most `limit` URLs ahead of the last one written: a slow
 // first URL holds back the start of new ones instead of letting finished bodies pile up in memory.
 // Knows nothing about HTTP.

@@ -27,16 +27,13 @@ import Testing
     private func waitForFile(
         _ path: String, atLeast bytes: Int, by process: RunningWire, timeout: Duration = .seconds(20)
     ) async throws {
-        let grown = await eventually(within: timeout) { fileSize(path) >= bytes || !process.isRunning }
-        guard grown, fileSize(path) >= bytes else {
-            let state = process.isRunning ? "still running" : "ended"
-            Issue.record(
-                "\(path) stayed at \(fileSize(path)) bytes; wire \(state), stderr: \(await process.errorSoFar())")
-            throw WaitFailed()
-        }
+        _ = await eventually(within: timeout) { fileSize(path) >= bytes || !process.isRunning }
+        let size = fileSize(path)
+        let stderr = size >= bytes ? "" : await process.errorSoFar()
+        try #require(
+            size >= bytes, "\(path) stayed at \(size) bytes; wire \(process.isRunning ? "running" : "ended"): \(stderr)"
+        )
     }
-
-    private struct WaitFailed: Error {}
 
     /// Pieces of 10 KB every `pieceInterval` ms: 1 MB takes 100 intervals, two seconds at scale 1 — long
     /// enough for a test to act part-way however slowly a loaded machine runs it.
