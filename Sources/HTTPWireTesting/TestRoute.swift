@@ -7,7 +7,7 @@
 // a closure that sees the request. Values only; `TestServer` installs them.
 
 import HTTPWire
-import Synchronization
+import HTTPWireTransport
 
 /// A route of a ``TestServer``.
 ///
@@ -43,7 +43,7 @@ public struct TestRoute: Sendable {
     /// later one with the last.
     public init(_ method: Method? = nil, _ path: String, responses: [TestResponse]) {
         precondition(!responses.isEmpty, "a route needs at least one response")
-        let served = Mutex(0)
+        let served = LockedState(0)
         self.init(method, path) { _ in
             let index = served.withLock { count in
                 defer { count += 1 }

@@ -11,7 +11,6 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireTransport
-import Synchronization
 
 /// A loopback HTTP/1.1 server for tests, with your routes and the built-in ones.
 ///
@@ -27,7 +26,7 @@ import Synchronization
 /// ```
 public final class TestServer: Sendable {
     private let server: FixtureServer
-    private let received = Mutex<[TestRequest]>([])
+    private let received = LockedState<[TestRequest]>([])
 
     /// The largest request body a route reads (16 MiB); a longer one is answered 413 and not kept.
     public static let maxRequestBodyBytes = 16 * 1024 * 1024

@@ -26,8 +26,12 @@ import Synchronization
 package final class FileDescriptor: Sendable, CustomStringConvertible {
     /// The number, or -1 once closed.
     private let number: Atomic<Int32>
-    /// Held by `close()` and around calls made off the reactor thread, so neither overlaps the other.
-    private let closeGuard = LockedState(())
+    /// Held by `close()` and around calls made off the reactor thread, so neither overlaps the other. The
+    /// guarded value is unused; it is a byte rather than `()` because, in a debug build, the inout access to
+    /// a zero-sized field is recorded at the object's first word, which every other thread reads (the type's
+    /// metadata, to find the lock) before it locks: ThreadSanitizer reported that as a race
+    /// (docs/reliability.md, "Sanitizers", has the ten-line reproducer).
+    private let closeGuard = LockedState<UInt8>(0)
     /// Whether the descriptor is in the reactor's epoll set. Written by the reactor thread only.
     private let registeredWithReactor = Atomic<Bool>(false)
     /// Whether the reactor saw the descriptor readable (or hung up) with no read waiting for it, and no read

@@ -138,7 +138,8 @@ package final class Reactor: Sendable {
     private func awaitCompletion<Value: Sendable>(
         of operation: ReactorOperation<Value>, start: () -> Void
     ) async throws -> Value {
-        try await withTaskCancellationHandler {
+        defer { operation.synchronizeWithFinish() }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 operation.continuation = continuation
                 start()

@@ -16,7 +16,6 @@
 
 import FixtureServer
 import HTTPWire
-import Synchronization
 import TestSupport
 import Testing
 
@@ -133,7 +132,7 @@ struct ChaosExchangeTests {
 
     /// The tally, shared by the exchanges of a run.
     final class TallyBox: Sendable {
-        private let state = Mutex(Tally())
+        private let state = LockedState(Tally())
 
         var value: Tally { state.withLock { $0 } }
 

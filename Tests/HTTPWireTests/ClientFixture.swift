@@ -7,7 +7,7 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
-import Synchronization
+import HTTPWireTransport
 import TestSupport
 
 #if canImport(FoundationEssentials)
@@ -62,7 +62,7 @@ enum ClientFixture {
 
 /// Collects a client's log events, for tests of the logging hook.
 final class LogCollector: Sendable {
-    private let events = Mutex<[HTTPLogEvent]>([])
+    private let events = LockedState<[HTTPLogEvent]>([])
 
     /// The hook to put in `ClientConfiguration.logger`.
     var logger: @Sendable (HTTPLogEvent) -> Void {

@@ -7,7 +7,6 @@ import FixtureServer
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTransport
-import Synchronization
 
 /// Serves `content` with a strong ETag, Range (`bytes=N-`) and If-Range; each new connection follows the
 /// next scripted behaviour, then `.complete` once the script is used up.
@@ -33,13 +32,13 @@ final class DownloadTestServer: Sendable {
     let content: [UInt8]
     let entityTag = "\"test-v1\""
     private let listener: Listener
-    private let script: Mutex<[Behaviour]>
-    private let log = Mutex(Log())
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let script: LockedState<[Behaviour]>
+    private let log = LockedState(Log())
+    private let tasks = LockedState<[Task<Void, Never>]>([])
 
     init(content: [UInt8], script: [Behaviour]) throws {
         self.content = content
-        self.script = Mutex(script)
+        self.script = LockedState(script)
         self.listener = try Listener.bind()
         let task = Task(executorPreference: ServerExecutor.shared) { [self] in await acceptLoop() }
         tasks.withLock { $0.append(task) }

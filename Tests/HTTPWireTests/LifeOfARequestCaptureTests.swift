@@ -14,7 +14,7 @@ import FixtureServer
 import Foundation
 import HTTPWire
 import HTTPWireCodec
-import Synchronization
+import HTTPWireTransport
 import TestSupport
 import Testing
 
@@ -49,7 +49,7 @@ import Testing
     static func capture() async throws -> Capture {
         try await withFixtureServer { server in
             let relay = try RecordingRelay.start(targetPort: server.port)
-            let log = Mutex<[String]>([])
+            let log = LockedState<[String]>([])
             var configuration = ClientConfiguration()
             configuration.baseURL = "http://127.0.0.1:\(relay.port)/"
             // The article's upload waits for 100 Continue; a generous wait keeps the order of the turns fixed

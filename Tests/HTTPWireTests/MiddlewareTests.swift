@@ -6,15 +6,15 @@ import Foundation
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
-import Synchronization
+import HTTPWireTransport
 import TestSupport
 import Testing
 
 @Suite struct MiddlewareTests {
     /// Records what it saw; adds `X-Hop: <redirects>-<attempt>` to each request.
     final class Recorder: HTTPMiddleware {
-        let adapted = Mutex<[String]>([])
-        let heads = Mutex<[Int]>([])
+        let adapted = LockedState<[String]>([])
+        let heads = LockedState<[Int]>([])
 
         func adapt(_ request: inout OutgoingRequest) async throws {
             request.fields["X-Hop"] = "\(request.redirectCount)-\(request.attempt)"
@@ -87,14 +87,14 @@ import Testing
         "Bearer: a 401 refreshes the token and retries once; many requests share one refresh",
         .timeLimit(.scaledMinutes(1)))
     func bearerRefresh() async throws {
-        let valid = Mutex("t1")
+        let valid = LockedState("t1")
         let protected = TestRoute(.get, "/me") { request in
             request.fields["Authorization"] == "Bearer \(valid.withLock { $0 })"
                 ? .text("me")
                 : TestResponse(status: 401, fields: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
         }
         try await withTestServer(routes: [protected]) { (server: TestServer) async throws in
-            let refreshes = Mutex(0)
+            let refreshes = LockedState(0)
             let tokens = BearerTokenMiddleware { rejected in
                 let count = refreshes.withLock { count -> Int in
                     count += 1

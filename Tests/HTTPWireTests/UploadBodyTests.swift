@@ -94,7 +94,7 @@ import Testing
         let path = directory.url.appendingPathComponent("growing.log").path
         let size: Int64 = 16 << 20
         try await UploadHarness.writeLargeFile(at: path, size: size)
-        let lines = Mutex<[String]>([])
+        let lines = LockedState<[String]>([])
         let server = try await FixtureServer.start(
             tls: try await UploadHarness.serverTLS(transport), log: { line in lines.withLock { $0.append(line) } })
         let client = try await UploadHarness.client(for: server)

@@ -7,7 +7,6 @@ import FixtureServer
 import Foundation
 import HTTPWireCodec
 import HTTPWireTransport
-import Synchronization
 import TestSupport
 import Testing
 
@@ -182,7 +181,7 @@ extension UploadMultipartTests {
         let server = try RetryServer.start()
         var configuration = ClientConfiguration()
         configuration.baseURL = server.baseURL
-        let logged = Mutex<[HTTPLogEvent.Kind]>([])
+        let logged = LockedState<[HTTPLogEvent.Kind]>([])
         configuration.logger = { event in logged.withLock { $0.append(event.kind) } }
         let client = HTTPClient(configuration: configuration)
         #expect(try await client.get("warm-up").text == "ok")

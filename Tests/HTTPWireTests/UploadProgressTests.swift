@@ -5,7 +5,7 @@
 import FixtureServer
 import Foundation
 import HTTPWireCodec
-import Synchronization
+import HTTPWireTransport
 import TestSupport
 import Testing
 
@@ -26,7 +26,7 @@ import Testing
         // Two views of the same values: the callback sees every report the meter makes, on the sender's side;
         // the stream keeps only the newest one when its reader is slow (a loaded machine resumes the reading
         // task late), so it is checked for order and the end, and the callback for how many and how small.
-        let sent = Mutex<[(receivedBytes: Int64, serverHad: Int64)]>([])
+        let sent = LockedState<[(receivedBytes: Int64, serverHad: Int64)]>([])
         var request =
             asForm
             ? HTTPRequest(
@@ -80,7 +80,7 @@ import Testing
         try await withFixtureServer { server in
             let client = try await UploadHarness.client(for: server)
             defer { Task { await client.shutdown() } }
-            let seen = Mutex<[Int64]>([])
+            let seen = LockedState<[Int64]>([])
             var request = HTTPRequest(method: .put, url: "redirect-to?status=308&url=%2Fsink", body: .file(path: path))
             request.uploadProgress = { progress in seen.withLock { $0.append(progress.receivedBytes) } }
             let response = try await client.send(request)
@@ -93,7 +93,7 @@ import Testing
 
     @Test("the meter never goes backwards when a replay starts again from zero")
     func meterAcrossReplay() {
-        let delivered = Mutex<[TransferProgress]>([])
+        let delivered = LockedState<[TransferProgress]>([])
         let meter = UploadProgressMeter { progress in delivered.withLock { $0.append(progress) } }
         for sent: Int64 in [100, 400, 1000, 200, 600, 1000, 1000] {
             meter.report(TransferProgress(receivedBytes: sent, expectedBytes: 1000))
@@ -105,7 +105,7 @@ import Testing
 
     @Test("the meter measures speed from every byte sent, replays included")
     func meterSpeed() async throws {
-        let delivered = Mutex<[TransferProgress]>([])
+        let delivered = LockedState<[TransferProgress]>([])
         let meter = UploadProgressMeter { progress in delivered.withLock { $0.append(progress) } }
         let clock = ContinuousClock()
         let start = clock.now

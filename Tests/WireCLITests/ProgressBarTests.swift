@@ -1,14 +1,14 @@
 // ProgressBarTests: the progress bar's frames, redraw rate, speed window, units and final line, driven by
 // a fake clock; and its show-or-not decision.
 
-import Synchronization
+import HTTPWireTransport
 import Testing
 
 @testable import wire
 
 /// A clock the test moves by hand.
 final class FakeClock: Sendable {
-    private let instant = Mutex(ContinuousClock.now)
+    private let instant = LockedState(ContinuousClock.now)
     var now: ContinuousClock.Instant { instant.withLock { $0 } }
     func advance(by duration: Duration) { instant.withLock { $0 = $0.advanced(by: duration) } }
 }

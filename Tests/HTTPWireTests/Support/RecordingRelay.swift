@@ -15,7 +15,6 @@
 import FixtureServer
 import HTTPWire
 import HTTPWireTransport
-import Synchronization
 import TestSupport
 
 /// Relays connections from a local port to `127.0.0.1:targetPort` and records the traffic.
@@ -49,8 +48,8 @@ final class RecordingRelay: Sendable {
 
     private let listener: Listener
     private let targetPort: Int
-    private let state = Mutex(State())
-    private let acceptTask = Mutex<Task<Void, Never>?>(nil)
+    private let state = LockedState(State())
+    private let acceptTask = LockedState<Task<Void, Never>?>(nil)
 
     /// Every wait is bounded, so a stuck peer fails the test instead of hanging it.
     static let timeout = Duration.seconds(20).scaled

@@ -8,7 +8,7 @@
 // its own: it never needs the cooperative pool, so a busy pool cannot stall it. Loopback only.
 
 import Foundation
-import Synchronization
+import HTTPWireTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +35,7 @@ final class SOCKS5TestServer: Sendable {
     private let listener: Int32
     private let requiredCredentials: (user: String, password: String)?
     private let replyCode: UInt8
-    private let seen = Mutex<[Request]>([])
+    private let seen = LockedState<[Request]>([])
 
     /// Starts listening. With `requiredCredentials`, clients must authenticate (RFC 1929) with exactly
     /// those; `replyCode` other than 0 answers every CONNECT with that failure.
