@@ -12,7 +12,6 @@
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTransport
-import Synchronization
 
 /// An HTTP/1.1 server on a loopback port, for tests and demos.
 ///
@@ -40,6 +39,8 @@ public final class FixtureServer: Sendable {
         /// Files set by `setFile`, by name (the path after `/files/`); they shadow the directory.
         var files: [String: FixtureFile] = [:]
         var isStopped = false
+        /// Set by `releaseHeldBodies()`: `/bytes?hold_at=` bodies go on past their hold.
+        var heldBodiesReleased = false
     }
 
     /// The request log keeps the most recent heads only, so a benchmark of a million requests stays small.
@@ -50,11 +51,11 @@ public final class FixtureServer: Sendable {
     /// The directory served under `/files/`, if any.
     let directory: String?
     let log: (@Sendable (String) -> Void)?
-    let state = Mutex(State())
+    let state = LockedState(State())
     /// Routes added by the server's user, asked before the built-in ones (CustomRoutes.swift).
-    let customRoutes = Mutex<[FixtureCustomRoute]>([])
+    let customRoutes = LockedState<[FixtureCustomRoute]>([])
     /// The accept loop; set once right after start, read by `stop()`.
-    private let acceptTask = Mutex<Task<Void, Never>?>(nil)
+    private let acceptTask = LockedState<Task<Void, Never>?>(nil)
 
     private init(listener: Listener, tlsContext: TLSContext?, directory: String?, log: (@Sendable (String) -> Void)?) {
         self.listener = listener
@@ -125,6 +126,22 @@ public final class FixtureServer: Sendable {
     public func setFile(_ name: String, contents: [UInt8], etag: String? = nil, lastModified: String? = nil) {
         let file = FixtureFile(contents: contents, etag: etag, lastModified: lastModified)
         state.withLock { $0.files[name] = file }
+    }
+
+    /// Lets every `/bytes/{n}?interval_ms=…&hold_at=K` body go on past byte K, now and for the rest of the
+    /// server's life. Until then such a body stops just before byte K: a test that must act while a
+    /// download is part-way (kill it, start a second one beside it) waits for the bytes before K and then
+    /// has all the time it needs, where a paced body alone could end while a loaded machine kept the test
+    /// from looking.
+    public func releaseHeldBodies() {
+        state.withLock { $0.heldBodiesReleased = true }
+    }
+
+    /// Returns once ``releaseHeldBodies()`` has been called, looking every `interval` on the server's clock.
+    func waitForHeldBodies(polling interval: Duration) async throws {
+        while !state.withLock({ $0.heldBodiesReleased }) {
+            try await ServerExecutor.sleep(for: interval)
+        }
     }
 
     /// Stops serving a file set with `setFile` (the directory's file of that name, if any, shows again).

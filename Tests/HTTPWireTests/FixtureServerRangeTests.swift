@@ -5,6 +5,7 @@
 import Foundation
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 import TestSupport
 import Testing
 
@@ -160,6 +161,26 @@ struct FixtureServerRangeTests {
         try await withFixtureServer { server in
             let index = try await get(server, "/")
             for usage in usages { #expect(index.text.contains(usage)) }
+        }
+    }
+
+    @Test("/bytes?hold_at=K sends the bytes before K, then nothing until releaseHeldBodies")
+    func heldBody() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let received = LockedState<[UInt8]>([])
+            let reader = Task {
+                let response = try await client.stream(
+                    HTTPRequest(url: "bytes/1000?interval_ms=1&piece=100&hold_at=500"))
+                for try await piece in response.body { received.withLock { $0 += piece } }
+            }
+            try #require(await eventually { received.withLock { $0.count } == 500 })
+            // Unheld, the other 500 bytes take five 1 ms pauses: 300 ms of nothing says the hold works.
+            #expect(!(await eventually(within: .milliseconds(300)) { received.withLock { $0.count } > 500 }))
+            server.releaseHeldBodies()
+            try await reader.value
+            #expect(received.withLock { $0 } == GeneratedBytes.bytes(0..<1000, seed: 0))
+            await client.shutdown()
         }
     }
 }

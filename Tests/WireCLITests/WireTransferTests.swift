@@ -22,8 +22,10 @@ import Testing
     }
 
     /// Waits (up to `timeout`, scaled) until `path` holds at least `bytes` bytes, written by `process`. A
-    /// process that ends first stops the wait, and the failure says how it ended (one loaded CI run saw a
-    /// part file stay empty for the whole 20 s, with nothing to tell why).
+    /// process that ends first stops the wait, and the failure says how it ended. (A loaded run once saw
+    /// the part file "stay at 0 bytes" with wire ended and nothing on stderr: the whole paced download had
+    /// finished and renamed its part file while the test was kept from looking. The server's `hold_at`
+    /// now stops every body this suite acts on part-way until the test releases it.)
     private func waitForFile(
         _ path: String, atLeast bytes: Int, by process: RunningWire, timeout: Duration = .seconds(20)
     ) async throws {
@@ -35,16 +37,21 @@ import Testing
         )
     }
 
-    /// Pieces of 10 KB every `pieceInterval` ms: 1 MB takes 100 intervals, two seconds at scale 1 — long
-    /// enough for a test to act part-way however slowly a loaded machine runs it.
+    /// Pieces of 10 KB every `pieceInterval` ms: 1 MB takes 100 intervals, two seconds at scale 1.
     private var pieceInterval: Int { Int((20 * TestTime.scale).rounded(.up)) }
 
-    /// Starts `wire download` of 1 MB served in 10 KB pieces every ``pieceInterval`` ms into
+    /// 1 MB in 10 KB pieces every ``pieceInterval`` ms that stops before byte `holdAt` until
+    /// `server.releaseHeldBodies()`: a test acts part-way, then releases the rest.
+    private func slowURL(_ server: FixtureServer, holdAt: Int) -> String {
+        server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000&hold_at=\(holdAt)"
+    }
+
+    /// Starts `wire download` of ``slowURL(_:holdAt:)`` (held at `bytes` + 100 KB) into
     /// `directory/file.bin`, and waits until its part file holds `bytes` bytes.
     private func startSlowDownload(
         from server: FixtureServer, into directory: String, atLeast bytes: Int
     ) async throws -> (url: String, target: String, process: RunningWire) {
-        let url = server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000"
+        let url = slowURL(server, holdAt: bytes + 100_000)
         let target = directory + "/file.bin"
         let process = try await WireProcess.start(["download", url, "-o", target])
         try await waitForFile(target + ".part", atLeast: bytes, by: process)
@@ -80,6 +87,7 @@ import Testing
             // The dead process's lock file stays, but the kernel dropped its flock: the next run takes it.
             #expect(FileManager.default.fileExists(atPath: target + ".part.lock"))
 
+            server.releaseHeldBodies()
             let second = try await WireProcess.run(["download", url, "-o", target])
             #expect(second.status == 0, "\(second.standardError)")
             let last = try #require(server.requestLog.last)
@@ -106,6 +114,7 @@ import Testing
             #expect(
                 second.standardError
                     == "wire: error: cannot write \(target): another download to it is running (errno 16)\n")
+            server.releaseHeldBodies()
             let finished = try await first.finish()
             #expect(finished.status == 0, "\(finished.standardError)")
             #expect(server.requestLog.count == 1)
@@ -119,7 +128,7 @@ import Testing
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withFixtureServer { server in
-            let url = server.baseURL + "bytes/1000000?interval_ms=\(pieceInterval)&piece=10000"
+            let url = slowURL(server, holdAt: 200_000)
             let target = directory + "/file.bin"
             let running = try await WireProcess.start(["download", url, "-o", target])
             try await waitForFile(target + ".part", atLeast: 100_000, by: running)
@@ -128,9 +137,10 @@ import Testing
             #expect(result.status == 130)
             #expect(result.standardError == "wire: error: interrupted\n")
             let kept = fileSize(target + ".part")
-            #expect(kept >= 100_000 && kept < 1_000_000)
+            #expect(kept >= 100_000 && kept <= 200_000)
             #expect(FileManager.default.fileExists(atPath: target + ".part.resume"))
 
+            server.releaseHeldBodies()
             let resumed = try await WireProcess.run(["download", url, "-o", target])
             #expect(resumed.status == 0)
             #expect(server.requestLog.last?.fields["Range"] != nil)
