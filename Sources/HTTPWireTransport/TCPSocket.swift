@@ -144,6 +144,9 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
                     }
                 }
                 guard let count else { return .wait(.readable) }
+                if count == 0, maxBytes > 0, Self.wasReset(descriptor.rawValue) {
+                    throw TransportError.receiveFailed(errno: ECONNRESET)
+                }
                 return .finished(count)
             } catch let error as SystemCallError {
                 throw TransportError.receiveFailed(errno: error.errno)
@@ -153,6 +156,19 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
             return try await Reactor.shared.performAwaitingReadable(on: descriptor, deadline: deadline, attempt)
         }
         return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline, attempt)
+    }
+
+    /// Whether the connection on `number` ended with a reset rather than the peer's FIN, asked when a read
+    /// returns 0. Linux reports a received RST (ECONNRESET) to the first call that meets it and an end of
+    /// stream to every later one: when a write on another task met it first, this read would say "the
+    /// server closed cleanly" about a connection the server reset. TCP_INFO still tells the two apart: a
+    /// reset moves the socket straight to CLOSE, a FIN to CLOSE_WAIT (RFC 9293 §3.3.2). One getsockopt per
+    /// end of stream, which a connection meets once.
+    package static func wasReset(_ number: Int32) -> Bool {
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        guard getsockopt(number, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        return Int32(info.tcpi_state) == Int32(TCP_CLOSE)
     }
 
     package func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline) async throws {

@@ -41,6 +41,33 @@ extension TransportTests {
             await listener.close()
         }
 
+        @Test(
+            "a read after a write met the peer's reset reports the reset, not an end of stream",
+            .timeLimit(.scaledMinutes(1)))
+        func resetSeenByWriteFirst() async throws {
+            let listener = try Listener.bind()
+            async let accepted = listener.accept(deadline: .after(.seconds(5).scaled))
+            let socket = try await TCPSocket.connect(host: "127.0.0.1", port: listener.port, deadline: .never)
+            let server = try await accepted
+            // The server closes with SO_LINGER 0: the kernel sends RST instead of FIN.
+            var option = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(
+                server.descriptor.rawValue, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+            await server.close()
+            try #require(await eventually { TCPSocket.wasReset(socket.descriptor.rawValue) }, "no RST arrived")
+            // The write meets the reset first (ECONNRESET, or EPIPE once it was reported)...
+            await #expect(throws: TransportError.self) {
+                try await socket.write(Array("GET / HTTP/1.1\r\n\r\n".utf8), deadline: .never)
+            }
+            // ...and the read after it, which the kernel answers with 0, says so too.
+            var buffer: [UInt8] = []
+            await #expect(throws: TransportError.receiveFailed(errno: ECONNRESET)) {
+                _ = try await socket.read(into: &buffer, maxBytes: 100, deadline: .never)
+            }
+            await socket.close()
+            await listener.close()
+        }
+
         @Test("IPv6 loopback: listen on ::1 and connect to the literal", .timeLimit(.scaledMinutes(1)))
         func ipv6Loopback() async throws {
             let server = try EchoServer.start(host: "::1")
