@@ -113,8 +113,11 @@ import Testing
 
     @Test("a wait that would pass the total timeout is not started", .timeLimit(.scaledMinutes(1)))
     func respectsTotalTimeout() async throws {
+        // Retry-After stays 1.5 times the total timeout at any time scale: unscaled, "30" fitted inside the
+        // 120 s total of a sanitizer run (scale 6), so the client rightly waited and retried.
+        let retryAfter = Int((30 * TestTime.scale).rounded(.up))
         try await withTestServer(routes: [
-            TestRoute(.get, "/slow-down", TestResponse(status: 503, fields: ["Retry-After": "30"]))
+            TestRoute(.get, "/slow-down", TestResponse(status: 503, fields: ["Retry-After": "\(retryAfter)"]))
         ]) { (server: TestServer) async throws in
             let client = server.client {
                 $0.retry = .idempotent
