@@ -90,7 +90,8 @@ fuzz-long:
 ## sanitize: every test under AddressSanitizer, then under ThreadSanitizer, each built in its own folder
 ## (.build/asan, .build/tsan) so the normal build is left alone, with the time scale raised (the sanitizers
 ## slow everything 2-15x). A report fails the run: ASan stops at the first, TSan exits 66 after the run.
-## SANITIZERS="thread" runs one; SANITIZE_FILTER='Transport|Reactor' a subset. See docs/reliability.md.
+## SANITIZERS="thread" runs one; SANITIZE_FILTER='Transport|Reactor' a subset. LeakSanitizer (part of ASan)
+## reads Tests/Sanitizers/lsan.supp: two leaks of the toolchain's, none of HTTPWire's. See docs/reliability.md.
 SANITIZERS          ?= address thread
 SANITIZE_TIME_SCALE ?= 6
 SANITIZE_FILTER     ?=
@@ -100,6 +101,7 @@ sanitize: deps
 	  echo "make: building the tests with --sanitize=$$s in $$dir"; \
 	  $(SWIFT) build --build-tests --sanitize=$$s --scratch-path $$dir || exit 1; \
 	  echo "make: running the tests under $$s (HTTPWIRE_TEST_TIME_SCALE=$(SANITIZE_TIME_SCALE))"; \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp \
 	  HTTPWIRE_TEST_TIME_SCALE=$(SANITIZE_TIME_SCALE) SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) \
 	    $(SWIFT) test --skip-build --sanitize=$$s --scratch-path $$dir $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)') \
 	    || exit 1; \
