@@ -167,7 +167,11 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     package static func wasReset(_ number: Int32) -> Bool {
         var info = tcp_info()
         var length = socklen_t(MemoryLayout<tcp_info>.size)
-        guard getsockopt(number, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        do {
+            _ = try Syscall.runOnce("getsockopt") { getsockopt(number, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) }
+        } catch {
+            return false  // no answer: the end of stream stands as the read reported it
+        }
         return Int32(info.tcpi_state) == Int32(TCP_CLOSE)
     }
 
