@@ -282,6 +282,10 @@ seed(C, "fuzz-dot-combining-mark", 'attachment; filename=".\u0301bashrc"')
 # it (a dictionary entry spliced into "head") was quoted as it was, so `wire: error: unknown command "…"`
 # became two lines. UsageError now escapes every control character of its message.
 seed(W, "fuzz-unknown-command-crlf", "heaCONNECT example.com:443 HTTP/1.1\r\nd\x00--max-redirects\x000\x00https://h/")
+# make fuzz-long, Arguments after 2.8 million executions: `-c` took "--" as its value, so the help check
+# (which looks only before the first "--") missed the -h after it and the parser hit its "cannot happen"
+# trap. The parser now answers help itself; ArgumentsTests.helpAfterDashDashValue.
+seed(W, "fuzz-help-after-dashdash-value", "upload\x00-c\x00--\x00-h\x00\x00-c\x00;\x00-.c\x00")
 
 # MARK: ContentDecoder: a selector byte (bit 0: 0 gzip, 1 deflate; the rest seed the split), then a body
 # The Python-made files of Fixtures/compression (see its README), each behind its coding's selector, plus

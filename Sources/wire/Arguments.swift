@@ -65,7 +65,7 @@ enum Arguments {
                 return .help(command)
             }
             var parser = CommandParser(command: command, words: rest)
-            return .run(try parser.parse())
+            return try parser.parse()
         }
     }
 
@@ -87,6 +87,9 @@ private struct CommandParser {
     let words: [String]
     var index = 0
     var parsed: ParsedCommand
+    /// Set when the parser meets `--help` itself: `Arguments.parse` looks for it only before the first `--`,
+    /// and a `--` that an option takes as its value (`-c -- -h`, a cookie jar named "--") ends nothing.
+    var helpRequested = false
 
     init(command: CommandName, words: [String]) {
         self.command = command
@@ -94,7 +97,8 @@ private struct CommandParser {
         self.parsed = ParsedCommand(command: command)
     }
 
-    mutating func parse() throws(UsageError) -> ParsedCommand {
+    /// `.run` with the parsed command, or `.help` when a help option comes before any mistake.
+    mutating func parse() throws(UsageError) -> Invocation {
         var operands: [String] = []
         while index < words.count {
             let word = words[index]
@@ -109,10 +113,11 @@ private struct CommandParser {
                 continue
             }
             try apply(word)
+            if helpRequested { return .help(command) }
         }
         try takeOperands(operands)
         try check()
-        return parsed
+        return .run(parsed)
     }
 
     private func error(_ message: String) -> UsageError { UsageError(message: message, command: command) }
@@ -203,8 +208,8 @@ private struct CommandParser {
         // curl's rule: a value with `=` is cookies to send, anything else names a cookie file.
         case .cookie: parsed.cookies.append(try value())
         case .cookieJar: parsed.cookieJarPath = try value()
-        // Arguments.parse answers --help before a CommandParser exists.
-        case .help: preconditionFailure("--help reached CommandParser for \(command)")
+        // Usually answered by Arguments.parse before a CommandParser exists; see `helpRequested`.
+        case .help: helpRequested = true
         }
     }
 

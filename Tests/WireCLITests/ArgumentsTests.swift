@@ -98,6 +98,29 @@ import Testing
         #expect(throws: UsageError.self) { try Arguments.parse(["upload", "u", "-F", text]) }
     }
 
+    /// `Fixtures/fuzz/Arguments/fuzz-help-after-dashdash-value` (`wire upload -c -- -h "" -c ; -.c`): the
+    /// fuzz target's first crash in `make fuzz-long`. `-c` took `--` as its value, so the help check, which
+    /// looks only before the first `--`, missed the `-h` after it, and the parser reached its
+    /// "cannot happen" trap. The parser now answers help itself.
+    @Test("--help after a -- that an option took as its value is still help, and such a -- ends nothing")
+    func helpAfterDashDashValue() throws {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)  // this file, WireCLITests, Tests
+        let path = parts.joined(separator: "/") + "/Fixtures/fuzz/Arguments/fuzz-help-after-dashdash-value"
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let words = data.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        #expect(words.prefix(4) == ["upload", "-c", "--", "-h"])
+        #expect(try Arguments.parse(words) == .help(.upload))
+        #expect(try Arguments.parse(["get", "-o", "--", "--help", "http://x/"]) == .help(.get))
+        guard case .run(let parsed) = try Arguments.parse(["get", "-o", "--", "-i", "http://x/"]) else {
+            Issue.record("not a run")
+            return
+        }
+        #expect(parsed.output == "--" && parsed.include && parsed.urls == ["http://x/"])
+    }
+
     /// `Fixtures/fuzz/Arguments/fuzz-unknown-command-crlf`: what the Arguments fuzz target failed on.
     @Test("a usage error stays one line: control characters in the quoted words are escaped")
     func controlCharactersAreEscaped() throws {
