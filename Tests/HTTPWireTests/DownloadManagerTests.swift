@@ -26,7 +26,8 @@ import Testing
         try await withFixtureServer { server in
             let client = HTTPClient()
             let manager = try await DownloadManager(client: client, catalogueDirectory: scratch.path, maxRunning: 1)
-            let slow = server.baseURL + "bytes/300000?interval_ms=20&piece=10000"
+            // Held at 150 kB until the checks below are done: a loaded machine cannot let it finish first.
+            let slow = server.baseURL + "bytes/300000?interval_ms=20&piece=10000&hold_at=150000"
             let first = try await manager.add(from: slow, to: scratch.file("1.bin"))
             let low = try await manager.add(from: server.baseURL + "bytes/1000?seed=2", to: scratch.file("2.bin"))
             let high = try await manager.add(
@@ -34,6 +35,7 @@ import Testing
             #expect(manager.items.filter { Self.isRunning($0.state) }.count == 1)
             #expect(manager.item(first)?.state == .running)
             #expect(manager.item(low)?.state == .queued)
+            server.releaseHeldBodies()
             await manager.waitUntilIdle()
             for id in [first, low, high] {
                 guard case .completed = manager.item(id)?.state else {
@@ -112,7 +114,9 @@ import Testing
         try await withFixtureServer { server in
             let client = HTTPClient()
             let manager = try await DownloadManager(client: client, catalogueDirectory: scratch.path)
-            let url = server.baseURL + "bytes/1000000?interval_ms=10&piece=10000"
+            // Held at 200 kB until the pause is checked: the reactor thread reads the body while the test's
+            // task may wait for a loaded pool, so without the hold the download could finish first.
+            let url = server.baseURL + "bytes/1000000?interval_ms=10&piece=10000&hold_at=200000"
             let destination = scratch.file("p.bin")
             let id = try await manager.add(from: url, to: destination)
             var iterator = manager.progress(of: id).makeAsyncIterator()
@@ -121,6 +125,7 @@ import Testing
             await manager.waitUntilIdle()
             #expect(manager.item(id)?.state == .paused)
             #expect(DownloadScratch.exists(destination + ".part"))
+            server.releaseHeldBodies()
             manager.resume(id)
             try #require(await eventually { server.requestLog.count == 2 })
             #expect(server.requestLog.last?.fields["Range"]?.hasPrefix("bytes=") == true)
