@@ -98,19 +98,22 @@ import Testing
         #expect(throws: UsageError.self) { try Arguments.parse(["upload", "u", "-F", text]) }
     }
 
+    /// The words of `Fixtures/fuzz/Arguments/NAME`, a command line as the fuzz target reads it (NUL-separated).
+    private static func seedWords(_ name: String) throws -> [String] {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)  // this file, WireCLITests, Tests
+        let path = parts.joined(separator: "/") + "/Fixtures/fuzz/Arguments/" + name
+        let data = try #require(FileManager.default.contents(atPath: path))
+        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// `Fixtures/fuzz/Arguments/fuzz-help-after-dashdash-value` (`wire upload -c -- -h "" -c ; -.c`): the
     /// fuzz target's first crash in `make fuzz-long`. `-c` took `--` as its value, so the help check, which
     /// looks only before the first `--`, missed the `-h` after it, and the parser reached its
     /// "cannot happen" trap. The parser now answers help itself.
     @Test("--help after a -- that an option took as its value is still help, and such a -- ends nothing")
     func helpAfterDashDashValue() throws {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // this file, WireCLITests, Tests
-        let path = parts.joined(separator: "/") + "/Fixtures/fuzz/Arguments/fuzz-help-after-dashdash-value"
-        let data = try #require(FileManager.default.contents(atPath: path))
-        let words = data.split(separator: 0, omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
-        }
+        let words = try Self.seedWords("fuzz-help-after-dashdash-value")
         #expect(words.prefix(4) == ["upload", "-c", "--", "-h"])
         #expect(try Arguments.parse(words) == .help(.upload))
         #expect(try Arguments.parse(["get", "-o", "--", "--help", "http://x/"]) == .help(.get))
@@ -124,13 +127,7 @@ import Testing
     /// `Fixtures/fuzz/Arguments/fuzz-unknown-command-crlf`: what the Arguments fuzz target failed on.
     @Test("a usage error stays one line: control characters in the quoted words are escaped")
     func controlCharactersAreEscaped() throws {
-        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(3)  // this file, WireCLITests, Tests
-        let path = parts.joined(separator: "/") + "/Fixtures/fuzz/Arguments/fuzz-unknown-command-crlf"
-        let data = try #require(FileManager.default.contents(atPath: path))
-        let words = data.split(separator: 0, omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
-        }
+        let words = try Self.seedWords("fuzz-unknown-command-crlf")
         #expect(throws: UsageError(message: #"unknown command "heaCONNECT example.com:443 HTTP/1.1\r\nd""#)) {
             try Arguments.parse(words)
         }
