@@ -57,8 +57,9 @@ enum GetCommand {
     }
 
     /// Up to `--parallel` requests in flight, made by that many worker tasks (see ParallelWindow for why
-    /// not a task per URL); finished bodies wait until every earlier URL is written. At most four windows'
-    /// worth of bodies are held, so a slow first URL cannot make memory grow without bound.
+    /// not a task per URL); a finished body is written by the worker that completes the run of bodies in
+    /// the order given, or parked until every earlier URL is written (OrderedDelivery). At most four
+    /// windows' worth of bodies are held, so a slow first URL cannot make memory grow without bound.
     private static func fetchConcurrently(
         _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
@@ -66,47 +67,43 @@ enum GetCommand {
         let urls = command.urls.map { ClientSettings.url($0, for: command) }
         let method = ClientSettings.method(for: command, default: .get)
         let window = ParallelWindow(count: urls.count, limit: 4 * command.parallel)
-        let (results, sink) = AsyncStream.makeStream(of: (Int, Result<HTTPResponse, any Error>).self)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            // However this ends, no worker may stay suspended in the window, or the group would wait for it.
-            defer {
-                window.close()
-                sink.finish()
-            }
-            for _ in 0..<min(command.parallel, urls.count) {
-                group.addTask {
-                    while let index = await window.next() {
-                        do {
+        let delivery = OrderedDelivery<HTTPResponse, BodyOutput>(
+            sink: output,
+            write: { output, response in
+                try output.begin(
+                    version: response.version, status: response.status, reason: response.reason,
+                    fields: response.fields, for: command)
+                try output.write(response.body)
+                try ClientSettings.writeOut(
+                    status: response.status, url: response.url, fields: response.fields,
+                    metrics: response.metrics, for: command, into: output)
+            },
+            written: { window.written(upTo: $0) })
+        try await withTaskCancellationHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // However this ends, no worker may stay suspended in the window, or the group would wait
+                // for it: the first error (a request's or a write's) closes it.
+                defer { window.close() }
+                for _ in 0..<min(command.parallel, urls.count) {
+                    group.addTask {
+                        while let index = await window.next() {
                             let response = try await client.send(
                                 HTTPRequest(method: method, url: urls[index], fields: fields))
-                            sink.yield((index, .success(response)))
-                        } catch {
-                            sink.yield((index, .failure(error)))
-                            return
+                            try delivery.deliver(index, response)
                         }
                     }
                 }
+                // next(), not waitForAll(): it rethrows the first error at once, while waitForAll would
+                // wait for workers that wait for the failed URL's body.
+                while try await group.next() != nil {}
             }
-            var nextToWrite = 0
-            var finished: [Int: HTTPResponse] = [:]
-            for await (index, result) in results {
-                finished[index] = try result.get()
-                while let response = finished.removeValue(forKey: nextToWrite) {
-                    try output.begin(
-                        version: response.version, status: response.status, reason: response.reason,
-                        fields: response.fields, for: command)
-                    try output.write(response.body)
-                    try ClientSettings.writeOut(
-                        status: response.status, url: response.url, fields: response.fields,
-                        metrics: response.metrics, for: command, into: output)
-                    nextToWrite += 1
-                }
-                window.written(upTo: nextToWrite)
-                if nextToWrite == urls.count { break }
-            }
-            // The results end early only when this task is cancelled.
-            try Task.checkCancellation()
+        } onCancel: {
+            window.close()
         }
+        // Every worker returned without an error, so every URL was handed out, fetched and written, unless
+        // the window was closed by cancellation.
+        try Task.checkCancellation()
+        assert(delivery.writtenCount == urls.count, "parallel get ended with bodies unwritten")
     }
 
     /// A bar only when asked for, or when stderr is a terminal and the body goes to a file (a body on the
