@@ -20,8 +20,9 @@ import Testing
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
         try await withFixtureServer { server in
-            // 600 kB in 20 kB pieces every 10 ms: the first download still runs when the second starts.
-            let url = server.baseURL + "bytes/600000?interval_ms=10&piece=20000"
+            // 600 kB held at 300 kB until the refusal is seen: the first download is still running when the
+            // second asks for the lock, however slowly a loaded machine starts the second one.
+            let url = server.baseURL + "bytes/600000?interval_ms=1&piece=20000&hold_at=300000"
             let destination = scratch.file("same.bin")
             // The same file under another name: the in-process registry compares strings, the flock files.
             let alias = spelledDifferently ? scratch.path + "/./same.bin" : destination
@@ -33,14 +34,25 @@ import Testing
                 client.download(from: url, to: destination, options: options),
                 client.download(from: url, to: alias, options: options),
             ]
-            var outcomes: [Result<DownloadResult, any Error>] = []
-            for download in downloads {
-                do {
-                    outcomes.append(.success(try await download.result()))
-                } catch {
-                    outcomes.append(.failure(error))
+            let outcomes = await withTaskGroup(of: (Int, Result<DownloadResult, any Error>).self) { group in
+                for (index, download) in downloads.enumerated() {
+                    group.addTask {
+                        do {
+                            return (index, .success(try await download.result()))
+                        } catch {
+                            return (index, .failure(error))
+                        }
+                    }
                 }
+                var outcomes: [Result<DownloadResult, any Error>?] = [nil, nil]
+                for await (index, outcome) in group {
+                    outcomes[index] = outcome
+                    // The refused one answers first (the other cannot pass its hold): let that one finish.
+                    server.releaseHeldBodies()
+                }
+                return outcomes.compactMap { $0 }
             }
+            try #require(outcomes.count == 2)
             let finished = outcomes.indices.filter { (try? outcomes[$0].get()) != nil }
             try #require(finished.count == 1, "\(outcomes)")
             let refused = 1 - finished[0]
