@@ -100,6 +100,14 @@ package final class BlockingWorker: Sendable {
         return value
     }
 
+    /// Queues `work` on a worker thread and returns at once: for a caller that is not a task (a reactor
+    /// timer's callback) and needs no answer. The work reports its own outcome.
+    package func submit(_ work: @escaping @Sendable () -> Void) {
+        let job = Job(work: { work() })
+        queue.withLock { $0.append(job) }
+        sem_post(available)
+    }
+
     /// A worker thread's loop.
     private func serve() {
         while true {

@@ -5,6 +5,7 @@
 
 import Foundation
 import HTTPWireCodec
+import HTTPWireTransport
 import TestSupport
 import Testing
 
@@ -15,8 +16,18 @@ import Testing
     static let stallPoint = 300_000
 
     private static func committedBytes(atPath path: String) -> Int64? {
-        guard case .valid(let record) = ResumeRecord.load(fromPath: path) else { return nil }
+        let isMark = path.hasSuffix(".mark")
+        guard
+            case .valid(let record) = isMark ? ResumeRecord.loadMark(fromPath: path) : ResumeRecord.load(fromPath: path)
+        else { return nil }
         return record.committedBytes
+    }
+
+    /// Writes `mark` as the committer does, in a file of its own.
+    private static func writeMark(_ mark: ResumeRecord, toPath path: String, paddingTo length: Int = 0) throws {
+        let file = try DiskFile.open(path, for: .writing(creating: true))
+        defer { file.close() }
+        _ = try mark.writeMark(into: file, paddingTo: length)
     }
 
     @Test(
@@ -50,6 +61,50 @@ import Testing
         await server.stop()
     }
 
+    /// Stands for a disk whose fdatasync takes its time: the first flush waits until the test opens the gate.
+    private final class SlowFirstFlush: Sendable {
+        let gate = DispatchSemaphore(value: 0)
+        let calls = LockedState(0)
+
+        func flush(_ file: DiskFile, _ record: ResumeRecord, _ destination: String) throws {
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            if call == 1 { gate.wait() }  // on a BlockingWorker thread, never the cooperative pool
+            try DownloadPartialFile.commit(file, record: record, destination: destination)
+        }
+    }
+
+    @Test(
+        "the progress mark keeps following the writes while a flush waits on a slow disk", .timeLimit(.scaledMinutes(1))
+    )
+    func marksGoOnDuringASlowFlush() async throws {
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        let file = DownloadPartialFile(destination: scratch.file("slow.bin"))
+        let opened = ResumeRecord(
+            url: "http://h/slow.bin", entityTag: "\"v1\"", lastModified: nil, expectedLength: 10_000, committedBytes: 0)
+        try await DownloadPartialFile.runBlocking { try file.open(truncatingTo: 0, record: opened, hashing: false) }
+        var options = DownloadOptions()
+        options.commitInterval = .seconds(30)  // only the quiet stream (50 ms) starts the first flush
+        let slow = SlowFirstFlush()
+        let committer = DownloadCommitter(file: file, record: opened, options: options, flush: slow.flush)
+        committer.update(opened.counting(1_000))
+        // The stream goes quiet: the first flush starts, and waits.
+        try #require(await eventually { slow.calls.withLock { $0 } == 1 })
+        #expect(Self.committedBytes(atPath: file.markPath) == 1_000)
+        committer.update(opened.counting(4_000))
+        // Before the fix the tick awaited its flush, and the mark stayed at 1,000 until the disk answered.
+        let isMarked = await eventually(within: .seconds(5)) { Self.committedBytes(atPath: file.markPath) == 4_000 }
+        #expect(isMarked, "mark says \(String(describing: Self.committedBytes(atPath: file.markPath)))")
+        #expect(Self.committedBytes(atPath: file.recordPath) == 0, "the first flush is still waiting")
+        slow.gate.signal()
+        #expect(await committer.finish() == nil)
+        #expect(Self.committedBytes(atPath: file.recordPath) == 4_000)
+        #expect(!DownloadScratch.exists(file.markPath), "the record counts everything, so the mark is gone")
+    }
+
     // MARK: The progress mark
 
     static let record = ResumeRecord(
@@ -63,7 +118,7 @@ import Testing
         let file = DownloadPartialFile(destination: destination)
         try Data(DownloadScratch.pattern(600)).write(to: URL(fileURLWithPath: file.partialPath))
         try record.write(toPath: file.recordPath)
-        if let mark { try mark.writeMark(toPath: file.markPath) }
+        if let mark { try Self.writeMark(mark, toPath: file.markPath) }
         if let markText { try Data(markText.utf8).write(to: URL(fileURLWithPath: file.markPath)) }
         return file.inspect().record
     }
@@ -91,6 +146,70 @@ import Testing
         ]
         for (mark, text) in cases {
             #expect(try Self.inspect(mark: mark, markText: text)?.committedBytes == 100)
+        }
+    }
+
+    @Test("the mark a download resumes from stays until the record that replaces it is written")
+    func markOutlivesAFailedOpen() throws {
+        let bootID = try #require(BootIdentity.current)
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        let file = DownloadPartialFile(destination: scratch.file("file.bin"))
+        try Data(DownloadScratch.pattern(600)).write(to: URL(fileURLWithPath: file.partialPath))
+        try Self.record.write(toPath: file.recordPath)
+        try Self.writeMark(Self.record.counting(400, bootID: bootID), toPath: file.markPath)
+        let resumed = try #require(file.inspect().record)
+        #expect(resumed.committedBytes == 400)
+        // A directory where the record's temporary file goes: the open fails after its flush, as a kill
+        // during that flush would stop it.
+        let blocker = file.recordPath + ".tmp"
+        try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: false)
+        #expect(throws: HTTPWireError.self) { try file.open(truncatingTo: 400, record: resumed, hashing: false) }
+        #expect(file.inspect().record?.committedBytes == 400, "the mark still counts the 400 bytes")
+        try FileManager.default.removeItem(atPath: blocker)
+        try file.open(truncatingTo: 400, record: resumed, hashing: false)
+        #expect(Self.committedBytes(atPath: file.recordPath) == 400)
+        #expect(!DownloadScratch.exists(file.markPath), "the record now counts what the mark did")
+        // Starting over from 0 cuts what a mark counts: that mark goes before anything else.
+        try Self.writeMark(Self.record.counting(400, bootID: bootID), toPath: file.markPath)
+        try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: false)
+        #expect(throws: HTTPWireError.self) {
+            try file.open(truncatingTo: 0, record: Self.record.counting(0), hashing: false)
+        }
+        #expect(!DownloadScratch.exists(file.markPath))
+        file.closeDescriptor()
+    }
+
+    @Test("a mark rewritten shorter in place is padded with NULs, which only the mark reader strips")
+    func shorterMarkInPlace() throws {
+        let bootID = try #require(BootIdentity.current)
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        let path = scratch.file("file.bin.part.mark")
+        // Three segments, then one after a merge: the second mark is shorter than the first.
+        let long = Self.segmented.counting(
+            0,
+            segments: [
+                ResumeSegment(range: 0..<1_000_000, committedBytes: 1_000_000),
+                ResumeSegment(range: 1_000_000..<2_000_000, committedBytes: 1_000_000),
+                ResumeSegment(range: 2_000_000..<4_000_000, committedBytes: 600_000),
+            ], bootID: bootID)
+        let short = Self.segmented.counting(
+            0, segments: [ResumeSegment(range: 0..<4_000_000, committedBytes: 2_700_000)], bootID: bootID)
+        let file = try DiskFile.open(path, for: .writing(creating: true))
+        defer { file.close() }
+        let longLength = try long.writeMark(into: file, paddingTo: 0)
+        #expect(try short.writeMark(into: file, paddingTo: longLength) == longLength)
+        #expect(try file.status().size == Int64(longLength))
+        guard case .valid(let read) = ResumeRecord.loadMark(fromPath: path) else {
+            Issue.record("the padded mark does not decode")
+            return
+        }
+        #expect(read.segments == short.segments && read.committedBytes == 2_700_000)
+        // The strict record reader refuses the padding: a flushed record never has any.
+        guard case .unusable = ResumeRecord.load(fromPath: path) else {
+            Issue.record("the record reader accepted NUL padding")
+            return
         }
     }
 

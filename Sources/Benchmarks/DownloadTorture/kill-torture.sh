@@ -68,6 +68,36 @@ while [ "$killed" -lt "$kills" ]; do
   # What the kill left: the part file's size, and what the mark and the record count.
   count() { sed -n 's/^committed-bytes: //p' "$1" 2>/dev/null || true; }
   echo "$(stat -c %s "$target.part" 2>/dev/null || echo -) mark=$(count "$target.part.mark") record=$(count "$target.part.resume")" >>"$dir/kills.log"
+  # With KEEP: how many bytes past each segment's count are already in the file (compared with the source).
+  # Bytes there were written but not yet counted by the mark when the kill came; what the kill cost beyond
+  # them was still in flight (in socket buffers, or not yet moved into the file). A byte or two past a count
+  # may match the source by chance.
+  [ -n "${KEEP:-}" ] && python3 - "$dir/www/big.bin" "$target" >>"$dir/kills.log" <<'PY'
+import os, sys
+source, target = sys.argv[1:]
+path = target + ".part.mark" if os.path.exists(target + ".part.mark") else target + ".part.resume"
+segments, committed = [], 0
+for line in open(path, errors="replace"):
+    if line.startswith("segment: "):
+        span, count = line[9:].split()
+        first, last = map(int, span.split("-"))
+        segments.append((first, last + 1, int(count)))
+    elif line.startswith("committed-bytes: "):
+        committed = int(line.split()[1])
+segments = segments or [(0, os.path.getsize(source), committed)]
+beyond = []
+with open(source, "rb") as want, open(target + ".part", "rb") as have:
+    for first, end, count in segments:
+        position = first + count
+        while position < end:
+            want.seek(position); have.seek(position)
+            a, b = want.read(min(4096, end - position)), have.read(min(4096, end - position))
+            same = next((i for i in range(len(a)) if i >= len(b) or a[i] != b[i]), len(a))
+            position += same
+            if same < len(a): break
+        beyond.append(position - first - count)
+print(f"  in the file past the {os.path.basename(path).split('.')[-1]}'s counts: {beyond} = {sum(beyond)} bytes")
+PY
   killed=$((killed + 1))
 done
 # shellcheck disable=SC2086

@@ -1,20 +1,27 @@
 // DownloadCommitter: keeps what is on disk for a running download in step with the bytes written — a
 // progress mark soon after every write, and a flushed record within a bounded delay.
 // Downloads layer: decisions under a lock, one reactor timer (`Reactor.shared.schedule(at:)`), and the file
-// calls of `DownloadPartialFile` and `ResumeRecord` on the BlockingWorker. It must not write body bytes or
-// decide anything about the response; the transfers report what they wrote and this file keeps count.
+// calls of `DownloadPartialFile` and `ResumeRecord` as jobs on the BlockingWorker. It must not write body
+// bytes or decide anything about the response; the transfers report what they wrote and this file keeps count.
 //
 // Two promises, two files:
 // - **A process kill loses nothing that reached the file.** Bytes written to the part file are in the
 //   kernel's page cache the moment `pwrite` or `splice` returns, and the page cache outlives the process.
 //   So `markInterval` (5 ms) after a write, the counts go to the progress mark `dest.part.mark`: a record
-//   stamped with the boot identifier (`BootIdentity`), replaced by rename *without* fsync — a few system
-//   calls, no disk flush. The next run on the same boot trusts it.
+//   stamped with the boot identifier (`BootIdentity`), rewritten in place with one pwrite and *no* fsync — no
+//   rename, no disk flush. The next run on the same boot trusts it.
 // - **A power loss loses at most `commitInterval` (250 ms) or `commitBytes` (64 MiB) of data.** At that
 //   pace, and at once when the stream goes quiet (no byte for `quietDelay`, 50 ms), the part file is flushed
 //   with fdatasync and then the record `dest.part.resume` is replaced atomically with fsync. After a reboot
 //   the mark is ignored (its boot identifier no longer matches) and the record decides.
-// Nothing is flushed per write: a write costs the committer one lock and, every 5 ms while bytes are pending, one timer.
+// Nothing is flushed per write: a write costs the committer one lock and, every 5 ms while bytes are pending,
+// one timer.
+//
+// What a kill can still lose is the time between a write and its mark, so that path is short. The reactor
+// timer hands the tick straight to a BlockingWorker thread (no task, no hop through the cooperative pool,
+// whose threads a loaded machine may not run for tens of milliseconds), and the flush is a job of its own
+// beside the ticks: an fdatasync on a busy disk can take a fifth of a second (measured under
+// `stress-ng --hdd`), and the marks go on meanwhile on the worker's other thread.
 
 import HTTPWireTransport
 
@@ -49,21 +56,47 @@ final class DownloadCommitter: Sendable {
         var lastDurable: UInt64
         /// When `latest` last grew.
         var lastProgress: UInt64
-        /// The timer of the next tick, or the tick running; at most one of the two.
+        /// The timer of the next tick; nil while none is armed.
         var timer: ReactorTimer?
-        var tick: Task<Void, Never>?
+        /// A tick is queued on the BlockingWorker or running there (at most one, and never with a timer).
+        var isTicking = false
+        /// A flush is queued or running (at most one).
+        var isFlushing = false
         var isFinished = false
         var failure: HTTPWireError?
+        /// The mark file, open from the first mark to `finish`, and the longest mark written to it.
+        var markFile: DiskFile?
+        var markLength = 0
+        /// `finish`, waiting for the tick and the flush in flight to end.
+        var idleWaiter: CheckedContinuation<Void, Never>?
+
+        /// Takes the waiting `finish` once nothing is in flight any more.
+        mutating func waiterIfIdle() -> CheckedContinuation<Void, Never>? {
+            guard isFinished, !isTicking, !isFlushing else { return nil }
+            defer { idleWaiter = nil }
+            return idleWaiter
+        }
     }
+
+    /// Flushes the part file and writes the record: `DownloadPartialFile.commit`, or a test's stand-in.
+    typealias Flush = @Sendable (DiskFile, ResumeRecord, String) throws -> Void
 
     private let file: DownloadPartialFile
     private let interval: Duration
     private let bytes: Int64
+    private let flushWork: Flush
     private let state: LockedState<State>
 
     /// A committer for `file`, whose record `opened` was written (flushed) when the file was opened.
-    init(file: DownloadPartialFile, record opened: ResumeRecord, options: DownloadOptions) {
+    /// `flush` is what a commit runs on the BlockingWorker (tests pass one that waits, to stand for a slow disk).
+    init(
+        file: DownloadPartialFile, record opened: ResumeRecord, options: DownloadOptions,
+        flush: @escaping Flush = { file, record, destination in
+            try DownloadPartialFile.commit(file, record: record, destination: destination)
+        }
+    ) {
         self.file = file
+        self.flushWork = flush
         self.interval = options.commitInterval
         self.bytes = max(1, options.commitBytes)
         let now = Deadline.nowNanoseconds()
@@ -84,7 +117,7 @@ final class DownloadCommitter: Sendable {
             guard !state.isFinished else { return false }
             if record.committedBytes > state.latest.committedBytes { state.lastProgress = now }
             state.latest = record
-            return state.timer == nil && state.tick == nil
+            return state.timer == nil && !state.isTicking
         }
         if mustArm { arm() }
     }
@@ -92,24 +125,28 @@ final class DownloadCommitter: Sendable {
     /// Schedules the next tick `markInterval` from now.
     private func arm() {
         let timer = Reactor.shared.schedule(at: .after(Self.markInterval)) { [self] in
-            // On the reactor thread: hand the file work to a task at once. The task is stored under the
-            // lock it takes first, so it cannot finish before it is recorded; none starts after `finish`.
-            state.withLock { state in
-                guard !state.isFinished else { return }
+            // On the reactor thread: queue the tick on the BlockingWorker, nothing more. None starts after
+            // `finish`; the flag is set under the lock `finish` reads.
+            let mustTick = state.withLock { state -> Bool in
                 state.timer = nil
-                state.tick = Task { await self.tick() }
+                guard !state.isFinished else { return false }
+                state.isTicking = true
+                return true
             }
+            if mustTick { BlockingWorker.shared.submit { self.tick() } }
         }
         let isLate = state.withLock { state -> Bool in
-            guard !state.isFinished, state.timer == nil, state.tick == nil else { return true }
+            guard !state.isFinished, state.timer == nil, !state.isTicking else { return true }
             state.timer = timer
             return false
         }
         if isLate { timer.cancel() }
     }
 
-    /// One round: mark what was written, flush it when due, and arm again while anything is not flushed.
-    private func tick() async {
+    /// One round, on a BlockingWorker thread: mark what was written, queue a flush when one is due and
+    /// none is in flight, and arm again while anything is not flushed. It never waits for the flush, so the
+    /// marks keep their 5 ms pace while the disk is slow.
+    private func tick() {
         let (latest, marked, durable, isDue) = state.withLock { state in
             // Read under the lock, and subtracted without wrapping: `update` may have stamped a later
             // time from another thread since this tick began.
@@ -119,29 +156,47 @@ final class DownloadCommitter: Sendable {
             let large = state.latest.committedBytes - state.durableBytes >= bytes
             return (state.latest, state.markedBytes, state.durableBytes, quiet || late || large)
         }
-        if latest.committedBytes > marked { await mark(latest) }
-        if isDue, latest.committedBytes > durable { await commit(latest) }
-        let mustArm = state.withLock { state -> Bool in
-            state.tick = nil
-            guard !state.isFinished, state.failure == nil else { return false }
-            return state.latest.committedBytes > state.durableBytes
+        if latest.committedBytes > marked { mark(latest) }
+        let (mustFlush, mustArm, waiter) = state.withLock { state in
+            state.isTicking = false
+            let mustFlush =
+                isDue && latest.committedBytes > durable && !state.isFlushing && !state.isFinished
+                && state.failure == nil
+            if mustFlush { state.isFlushing = true }
+            let mustArm =
+                !state.isFinished && state.failure == nil && state.latest.committedBytes > state.durableBytes
+            return (mustFlush, mustArm, state.waiterIfIdle())
         }
+        if mustFlush { BlockingWorker.shared.submit { self.flush(latest) } }
         if mustArm { arm() }
+        waiter?.resume()
     }
 
-    /// Stops the timer, waits for a round in flight, then flushes and records everything written and
-    /// deletes the mark (the record now says as much). Returns the first commit failure, if any.
+    /// Stops the timer, waits for a tick and a flush in flight, then flushes and records everything
+    /// written and deletes the mark (the record now says as much). Returns the first commit failure, if any.
     func finish() async -> HTTPWireError? {
-        let (timer, tick) = state.withLock { state in
+        let timer = state.withLock { state in
             state.isFinished = true
             defer { state.timer = nil }
-            return (state.timer, state.tick)
+            return state.timer
         }
         timer?.cancel()
-        await tick?.value
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isIdle = state.withLock { state -> Bool in
+                guard state.isTicking || state.isFlushing else { return true }
+                state.idleWaiter = continuation
+                return false
+            }
+            if isIdle { continuation.resume() }
+        }
+        state.withLock { state in
+            state.markFile?.close()
+            state.markFile = nil
+        }
         let (latest, durable) = state.withLock { ($0.latest, $0.durableBytes) }
         if latest.committedBytes > durable {
-            await commit(latest)
+            let record = latest
+            _ = try? await DownloadPartialFile.runBlocking { self.commit(record) }
         }
         if state.withLock({ $0.failure == nil }) {
             let markPath = file.markPath
@@ -152,32 +207,54 @@ final class DownloadCommitter: Sendable {
         return state.withLock { $0.failure }
     }
 
-    /// Writes the progress mark for `record` (no flush). A failure only costs the mark: the record still
-    /// counts what was flushed, so it is not reported.
-    private func mark(_ record: ResumeRecord) async {
+    /// Writes the progress mark for `record` in place (no flush); blocking. The file is opened, and cut to
+    /// nothing, at the first mark, and stays open. Only a tick calls this, and ticks never overlap. A failure
+    /// only costs the mark (the record still counts what was flushed), so it is not reported; the next tick
+    /// opens the file again.
+    private func mark(_ record: ResumeRecord) {
+        guard let bootID = BootIdentity.current else { return }
+        let (open, length) = state.withLock { ($0.markFile, $0.markLength) }
         let path = file.markPath
-        let written = try? await DownloadPartialFile.runBlocking { () -> Bool in
-            guard let bootID = BootIdentity.current else { return false }
-            try record.counting(record.committedBytes, segments: record.segments, bootID: bootID)
-                .writeMark(toPath: path)
-            return true
-        }
-        if written == true {
-            state.withLock { $0.markedBytes = max($0.markedBytes, record.committedBytes) }
+        var target = open
+        do throws(HTTPWireError) {
+            if target == nil {
+                target = try HTTPWireError.local { () throws(TransportError) in
+                    try DiskFile.open(path, for: .writing(creating: true))
+                }
+                try HTTPWireError.local { () throws(TransportError) in try target?.truncate(to: 0) }
+            }
+            guard let target else { return }
+            let written = try record.counting(record.committedBytes, segments: record.segments, bootID: bootID)
+                .writeMark(into: target, paddingTo: open == nil ? 0 : length)
+            state.withLock { state in
+                state.markFile = target
+                state.markLength = max(open == nil ? 0 : state.markLength, written)
+                state.markedBytes = max(state.markedBytes, record.committedBytes)
+            }
+        } catch {
+            target?.close()
+            state.withLock { $0.markFile = nil }
         }
     }
 
-    /// fdatasync, then the record counting `record`'s bytes.
-    private func commit(_ record: ResumeRecord) async {
-        let destination = file.destination
+    /// The flush job, on a BlockingWorker thread: commits `record`, then lets a waiting `finish` go on.
+    private func flush(_ record: ResumeRecord) {
+        commit(record)
+        let waiter = state.withLock { state in
+            state.isFlushing = false
+            return state.waiterIfIdle()
+        }
+        waiter?.resume()
+    }
+
+    /// fdatasync, then the record counting `record`'s bytes; blocking.
+    private func commit(_ record: ResumeRecord) {
         let started = Deadline.nowNanoseconds()
         do {
             guard let target = file.file else {
                 throw HTTPWireError.localWriteFailed(path: file.partialPath, errno: EBADF)
             }
-            try await DownloadPartialFile.runBlocking {
-                try DownloadPartialFile.commit(target, record: record, destination: destination)
-            }
+            try flushWork(target, record, file.destination)
             state.withLock { state in
                 state.durableBytes = max(state.durableBytes, record.committedBytes)
                 state.lastDurable = started

@@ -83,7 +83,7 @@ final class DownloadPartialFile: @unchecked Sendable {
         let size = Self.fileSize(atPath: partialPath)
         guard case .valid(let record) = ResumeRecord.load(fromPath: recordPath) else { return (nil, size) }
         guard let size, let bootID = BootIdentity.current,
-            case .valid(let mark) = ResumeRecord.load(fromPath: markPath),
+            case .valid(let mark) = ResumeRecord.loadMark(fromPath: markPath),
             mark.bootID == bootID, mark.isSameRepresentation(as: record), mark.committedBytes > record.committedBytes
         else { return (record, size) }
         // Single stream: the count is a prefix of the file. Segments: the file has its full length.
@@ -106,10 +106,16 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// garbage after a crash — and writes `record` (which counts those `offset` bytes) before any body byte
     /// arrives, so even a download killed at once leaves its validators behind. With `hashing`, the bytes
     /// kept are read back and digested now, so the body can be digested as it is written.
-    /// The mark goes first: it may count bytes the cut is about to remove.
+    /// The mark goes first when it may count bytes the cut is about to remove; when the download resumes
+    /// from it, it goes only once `record` is flushed (``removeMark(around:_:)``).
     func open(truncatingTo offset: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
+        try removeMark(around: record) { () throws(HTTPWireError) in
+            try openTruncating(to: offset, record: record, hashing: hashing)
+        }
+    }
+
+    private func openTruncating(to offset: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
         closeDescriptor()
-        try ResumeRecord.remove(atPath: markPath)
         let path = partialPath
         let opened = try HTTPWireError.local { () throws(TransportError) in
             try DiskFile.open(path, for: .writing(creating: true))
@@ -128,8 +134,13 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// (with its segments) before any body byte. The bytes are written at their own offsets with
     /// ``write(_:at:)``; ``segmentsFinished(length:)`` makes the file whole for `finish`.
     func openSegmented(length: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
+        try removeMark(around: record) { () throws(HTTPWireError) in
+            try openAtFullLength(length, record: record, hashing: hashing)
+        }
+    }
+
+    private func openAtFullLength(_ length: Int64, record: ResumeRecord, hashing: Bool) throws(HTTPWireError) {
         closeDescriptor()
-        try ResumeRecord.remove(atPath: markPath)
         let path = partialPath
         let opened = try HTTPWireError.local { () throws(TransportError) in
             try DiskFile.open(path, for: .writing(creating: true))
@@ -140,6 +151,27 @@ final class DownloadPartialFile: @unchecked Sendable {
         hasher = hashing ? SHA256Hasher() : nil
         hashedBytes = 0
         try Self.commit(opened, record: record, destination: destination)
+    }
+
+    /// Runs `open`, which flushes the part file and writes `record`, with the progress mark removed before
+    /// or after it. After, when the mark counts exactly what `record` counts (the download resumes from
+    /// the mark): a kill during the flush — which can take a fifth of a second on a busy disk — then
+    /// leaves the mark in place, and the next run resumes from it again rather than from the older record.
+    /// Before, in every other case: the mark may count bytes that the open cuts or replaces.
+    private func removeMark(around record: ResumeRecord, _ open: () throws(HTTPWireError) -> Void)
+        throws(HTTPWireError)
+    {
+        let resumesFromMark: Bool
+        if case .valid(let mark) = ResumeRecord.loadMark(fromPath: markPath) {
+            resumesFromMark =
+                mark.isSameRepresentation(as: record) && mark.committedBytes == record.committedBytes
+                && mark.segments == record.segments
+        } else {
+            resumesFromMark = false
+        }
+        if !resumesFromMark { try ResumeRecord.remove(atPath: markPath) }
+        try open()
+        if resumesFromMark { try ResumeRecord.remove(atPath: markPath) }
     }
 
     /// Writes `bytes` at `offset` (a segment's next byte), from any of the download's connections: pwrite

@@ -301,10 +301,21 @@ package struct ResumeRecord: Sendable, Hashable {
     /// decoded. Never throws: every failure here just means the download starts from byte zero.
     /// Blocking: call it from the blocking worker thread.
     static func load(fromPath path: String) -> Loaded? {
-        let bytes: [UInt8]
+        load(fromPath: path, strippingPadding: false)
+    }
+
+    /// Loads a progress mark: a record, followed by the NUL bytes that ``writeMark(into:paddingTo:)`` may
+    /// leave after a shorter mark (nil when there is no file).
+    static func loadMark(fromPath path: String) -> Loaded? {
+        load(fromPath: path, strippingPadding: true)
+    }
+
+    private static func load(fromPath path: String, strippingPadding: Bool) -> Loaded? {
+        var bytes: [UInt8]
         do throws(TransportError) {
             guard let contents = try FileSystem.contents(ofPath: path, limit: maxEncodedBytes) else { return nil }
             bytes = contents
+            if strippingPadding, let end = bytes.lastIndex(where: { $0 != 0 }) { bytes.removeSubrange((end + 1)...) }
         } catch .fileReadFailed(_, _, EFBIG) {
             return .unusable(reason: "record larger than 16 KiB")
         } catch {
@@ -330,15 +341,26 @@ package struct ResumeRecord: Sendable, Hashable {
         }
     }
 
-    /// Replaces the progress mark at `path` the quick way: a temporary file renamed over it, with no fsync.
-    /// A process killed at any point leaves the old mark or the new one (rename is atomic, and the page
-    /// cache outlives the process); a power cut may leave neither, or an empty file, which only sends the
-    /// next run back to the record. Blocking. Throws `localWriteFailed`.
-    func writeMark(toPath path: String) throws(HTTPWireError) {
-        guard let text = try? encoded() else { throw HTTPWireError.localWriteFailed(path: path, errno: EINVAL) }
+    /// Rewrites the progress mark in place in `file`, which its writer keeps open: one pwrite at offset 0
+    /// of the text and then NUL bytes up to `length` (the longest mark written to it before), so no byte of
+    /// an older, longer mark is left behind and no truncate is needed. Returns the bytes written. Blocking.
+    ///
+    /// Why in place: no create and no rename, so no journal transaction to wait for — on a disk busy with
+    /// fsyncs, the rename that replaced the mark before measured up to 84 ms (its 99th percentile 59 ms), and a
+    /// kill in that time lost what the mark had not counted yet. A process kill cannot tear a write that
+    /// fits in one 4 KiB page (the kernel checks for a fatal signal before each page it copies, not inside
+    /// one); a longer mark torn by a kill, or one cut by a power loss, fails to decode and sends the next run
+    /// back to the record. Throws `localWriteFailed`.
+    func writeMark(into file: DiskFile, paddingTo length: Int) throws(HTTPWireError) -> Int {
+        guard let text = try? encoded() else { throw HTTPWireError.localWriteFailed(path: file.path, errno: EINVAL) }
+        var bytes = Array(text.utf8)
+        if bytes.count < length { bytes.append(contentsOf: repeatElement(0, count: length - bytes.count)) }
         try HTTPWireError.local { () throws(TransportError) in
-            try FileSystem.replaceAtomically(path, with: Array(text.utf8), synchronizing: false)
+            try bytes.withUnsafeBytes { buffer in
+                Result { () throws(TransportError) in try file.write(buffer, at: 0) }
+            }.get()
         }
+        return bytes.count
     }
 
     /// Deletes the record at `path`; a missing file is not an error. Blocking.
