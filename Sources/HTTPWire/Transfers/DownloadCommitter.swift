@@ -163,8 +163,12 @@ final class DownloadCommitter: Sendable {
                 isDue && latest.committedBytes > durable && !state.isFlushing && !state.isFinished
                 && state.failure == nil
             if mustFlush { state.isFlushing = true }
+            // While a flush is in flight, only bytes still to mark need a tick: the flush re-arms when it
+            // ends (an idle tick every 5 ms during a long fdatasync would only queue up on the worker).
+            let hasUnmarked = state.latest.committedBytes > state.markedBytes
             let mustArm =
                 !state.isFinished && state.failure == nil && state.latest.committedBytes > state.durableBytes
+                && (!state.isFlushing || hasUnmarked)
             return (mustFlush, mustArm, state.waiterIfIdle())
         }
         if mustFlush { BlockingWorker.shared.submit { self.flush(latest) } }
@@ -237,13 +241,18 @@ final class DownloadCommitter: Sendable {
         }
     }
 
-    /// The flush job, on a BlockingWorker thread: commits `record`, then lets a waiting `finish` go on.
+    /// The flush job, on a BlockingWorker thread: commits `record`, arms a tick when bytes are still not
+    /// flushed and none is armed, then lets a waiting `finish` go on.
     private func flush(_ record: ResumeRecord) {
         commit(record)
-        let waiter = state.withLock { state in
+        let (mustArm, waiter) = state.withLock { state in
             state.isFlushing = false
-            return state.waiterIfIdle()
+            let mustArm =
+                !state.isFinished && state.failure == nil && state.latest.committedBytes > state.durableBytes
+                && state.timer == nil && !state.isTicking
+            return (mustArm, state.waiterIfIdle())
         }
+        if mustArm { arm() }
         waiter?.resume()
     }
 
