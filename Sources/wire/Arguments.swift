@@ -192,6 +192,12 @@ private struct CommandParser {
         case .retry: parsed.retries = try number(try value(), spelling, in: 0...Int.max)
         case .limitRate: parsed.limitRate = try rate(try value())
         case .segments: parsed.segments = try number(try value(), spelling, in: 1...64)
+        case .segmentProbe:
+            let text = try value()
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+                throw error("option \(spelling) needs a number of seconds from 0 to 3600, not \"\(text)\"")
+            }
+            parsed.segmentProbeSeconds = seconds
         case .inputFile: parsed.inputFile = try value()
         case .port: parsed.port = try number(try value(), spelling, in: 0...65535)
         case .tls: parsed.tls = true

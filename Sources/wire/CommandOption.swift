@@ -10,7 +10,7 @@ enum CommandOption: CaseIterable {
     case port, tls, log, help
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
-    case cookie, cookieJar, compressed, segments, inputFile
+    case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -54,6 +54,7 @@ enum CommandOption: CaseIterable {
         case .cookieJar: return ["-c", "--cookie-jar"]
         case .compressed: return ["--compressed"]
         case .segments: return ["--segments"]
+        case .segmentProbe: return ["--segment-probe"]
         // aria2's spelling; `-i` is `--include` for the other commands.
         case .inputFile: return ["-i", "--input-file"]
         }
@@ -64,7 +65,7 @@ enum CommandOption: CaseIterable {
         switch self {
         case .header: return "\"Name: value\""
         case .output, .caFile, .inputFile: return "FILE"
-        case .timeout, .connectTimeout: return "S"
+        case .timeout, .connectTimeout, .segmentProbe: return "S"
         case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data: return "TEXT"
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
@@ -131,6 +132,8 @@ enum CommandOption: CaseIterable {
         case .cookieJar: return "write every cookie to FILE (Netscape format, as curl -c) when the command ends"
         case .compressed: return "ask for gzip or deflate and decode the body (exit 61 if it is corrupt or too large)"
         case .segments: return "fetch one file over up to N connections with Range requests (default 1)"
+        case .segmentProbe:
+            return "let the first connection run alone S seconds before the others may join (default 0.25; 0: at once)"
         case .inputFile: return "download every URL listed in FILE (one a line, # comments); resumes when run again"
         }
     }
@@ -153,7 +156,8 @@ enum CommandOption: CaseIterable {
         case .json: return [.post, .put]
         case .data: return [.get, .post, .put, .delete]
         case .form: return [.upload]
-        case .directory, .restart, .sha256, .retry, .limitRate, .segments, .inputFile: return [.download]
+        case .directory, .restart, .sha256, .retry, .limitRate, .segments, .segmentProbe, .inputFile:
+            return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)
         case .proxy, .noProxy, .proxyUser, .pinnedPublicKey, .cookie, .cookieJar: return requests

@@ -224,9 +224,10 @@ final class DemoTour {
     private func segmented() async throws {
         let content = Self.pattern(count: 8_000_000, seed: 13)
         server.setFile("segments.bin", contents: content)
-        // Paced per connection, as a server that limits each one: four connections get four times as much.
+        // Paced per connection (4 MB/s), as a server that limits each one: the first connection runs alone for
+        // the probe (250 ms), the rest would take it ~2 s, so three more join and four get four times as much.
         let result = try await SegmentedDownload.run(
-            client: client, url: base + "files/segments.bin?interval_ms=4&piece=65536",
+            client: client, url: base + "files/segments.bin?interval_ms=16&piece=65536",
             destination: directory + "/segments.bin", segments: 4, expectedSHA256: SHA256Digest.of(content), log: log)
         let ranges = server.requestLog.filter { $0.target.hasPrefix("/files/segments.bin") }.compactMap {
             $0.fields["Range"]

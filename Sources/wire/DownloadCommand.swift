@@ -24,6 +24,7 @@ enum DownloadCommand {
         // With segments, the limit is the download's: its connections share one budget.
         options.maxBytesPerSecond = command.limitRate
         options.segments = command.segments
+        if let seconds = command.segmentProbeSeconds { options.segmentProbe = .seconds(seconds) }
         options.fields = ClientSettings.fields(for: command)
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))

@@ -67,6 +67,9 @@ struct ParsedCommand: Equatable, Sendable {
     var limitRate: Int64?
     /// `--segments N`: connections for one download (DownloadOptions.segments).
     var segments = 1
+    /// `--segment-probe S`: how long the first connection runs alone (DownloadOptions.segmentProbe); nil
+    /// for the library's default.
+    var segmentProbeSeconds: Double?
     /// `-i FILE` for download: a file listing URLs, one a line.
     var inputFile: String?
     var port = 0

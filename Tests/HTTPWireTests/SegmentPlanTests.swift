@@ -118,4 +118,53 @@ import Testing
         #expect(again.id == first.id)
         #expect(again.range == 1500..<(2 * Self.mebibyte))
     }
+
+    @Test("a first connection's plan of one segment is cut like a fresh plan while it is still in the first part")
+    func splitEarlyIsAFreshPlan() throws {
+        var plan = SegmentPlan(length: 8 * Self.mebibyte, connections: 1)
+        let assigned = plan.assignment()
+        let work = try #require(assigned)
+        #expect(work.range == 0..<(8 * Self.mebibyte))
+        let end = plan.reserve(work.id, upTo: 65_536)
+        plan.wrote(work.id, bytes: end)
+        let isSplit = plan.split(into: 4)
+        #expect(isSplit)
+        #expect(
+            plan.parts.map(\.segment.range)
+                == SegmentPlan(length: 8 * Self.mebibyte, connections: 4).parts.map(\.segment.range))
+        #expect(plan.parts[0].segment.committedBytes == 65_536 && plan.parts[0].isAssigned)
+        #expect(plan.parts.dropFirst().allSatisfy { !$0.isAssigned && $0.segment.committedBytes == 0 })
+        // The first connection stops at its part's new end; the others are handed out in order.
+        #expect(plan.upperBound(of: work.id) == 2 * Self.mebibyte)
+        let next = plan.assignment()
+        #expect(next?.range == (2 * Self.mebibyte)..<(4 * Self.mebibyte))
+        let isSplitAgain = plan.split(into: 4)
+        #expect(!isSplitAgain, "a plan is cut once")
+    }
+
+    @Test("later, what the first connection has not reserved is cut in equal parts; too little is not cut")
+    func splitLateCutsTheRest() throws {
+        var plan = SegmentPlan(length: 8 * Self.mebibyte, connections: 1)
+        let assigned = plan.assignment()
+        let work = try #require(assigned)
+        let reached = 3 * Self.mebibyte
+        plan.wrote(work.id, bytes: plan.reserve(work.id, upTo: reached) - 1_000)  // reserved 3 MiB, wrote less
+        let isSplit = plan.split(into: 4)
+        #expect(isSplit)
+        let piece = (8 * Self.mebibyte - reached) / 4
+        #expect(
+            plan.parts.map(\.segment.range.lowerBound) == [
+                0, reached + piece, reached + 2 * piece, reached + 3 * piece,
+            ])
+        #expect(plan.parts.last?.segment.range.upperBound == 8 * Self.mebibyte)
+        #expect(plan.committedBytes == reached - 1_000)
+
+        var nearlyDone = SegmentPlan(length: 8 * Self.mebibyte, connections: 1)
+        let lastAssigned = nearlyDone.assignment()
+        let last = try #require(lastAssigned)
+        _ = nearlyDone.reserve(last.id, upTo: 8 * Self.mebibyte - Self.mebibyte / 2)
+        let isNearlyDoneSplit = nearlyDone.split(into: 4)
+        #expect(!isNearlyDoneSplit, "half a mebibyte left: no piece would reach the minimum")
+        #expect(nearlyDone.parts.count == 1)
+    }
 }

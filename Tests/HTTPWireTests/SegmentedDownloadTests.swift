@@ -13,9 +13,14 @@ import Testing
 @Suite struct SegmentedDownloadTests {
     static let mebibyte = 1 << 20
 
-    static func options(segments: Int, sha256 content: [UInt8]? = nil) -> DownloadOptions {
+    /// Options for `segments` connections that all start at once, the file cut in equal parts (no probe),
+    /// so the ranges asked for are known in advance; the probe has tests of its own below.
+    static func options(
+        segments: Int, sha256 content: [UInt8]? = nil, probe: Duration = .zero
+    ) -> DownloadOptions {
         var options = DownloadOptions()
         options.segments = segments
+        options.segmentProbe = probe
         options.expectedSHA256 = content.flatMap { SHA256Digest.of($0) }
         return options
     }
@@ -50,6 +55,52 @@ import Testing
                 ]))
             #expect(log.dropFirst().allSatisfy { $0.fields["If-Range"] == "\"s1\"" })
         }
+    }
+
+    /// Downloads an 8 MiB file named `name` over up to four connections with `probe`, from the fixture
+    /// server at `query`'s pace; checks the bytes and the SHA-256, and returns the result and the `Range`
+    /// fields the server saw, in order.
+    static func probedDownload(
+        _ name: String, query: String = "", probe: Duration
+    ) async throws -> (result: DownloadResult, ranges: [String?]) {
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        let content = DownloadScratch.pattern(8 * Self.mebibyte)
+        return try await withFixtureServer { server in
+            server.setFile(name, contents: content, etag: "\"\(name)\"")
+            let destination = scratch.file(name)
+            let result = try await HTTPClient().download(
+                from: server.baseURL + "files/\(name)\(query)", to: destination,
+                options: Self.options(segments: 4, sha256: content, probe: probe)
+            ).result()
+            #expect(result.sha256 == SHA256Digest.of(content))
+            #expect(await DownloadScratch.contents(destination) == content)
+            return (result, Self.ranges(server, path: "/files/\(name)"))
+        }
+    }
+
+    @Test(
+        "with a probe, a server that sends the whole file fast keeps one stream, and the end does not wait for the probe",
+        .timeLimit(.scaledMinutes(1)))
+    func fastServerKeepsOneStream() async throws {
+        // A probe far longer than the test's time limit: only the first connection's end can stop it.
+        let (result, ranges) = try await Self.probedDownload("f.bin", probe: .seconds(3600))
+        #expect(result.requests == 1)
+        #expect(ranges == [nil])
+    }
+
+    @Test(
+        "with a probe, a server that paces each connection gets the other connections once the probe has seen it",
+        .timeLimit(.scaledMinutes(1)))
+    func pacedServerGetsSegments() async throws {
+        // 16 KiB every 5 ms per connection (~3 MB/s): after 100 ms the rest needs about two more seconds.
+        let (_, ranges) = try await Self.probedDownload(
+            "p.bin", query: "?interval_ms=5&piece=16384", probe: .milliseconds(100))
+        #expect(ranges.first == .some(nil), "the first request is the plain GET")
+        // Three joined connections, each asking from past what the first one had reached.
+        let starts = ranges.dropFirst().compactMap { $0.flatMap { Int($0.dropFirst(6).prefix { $0 != "-" }) } }
+        #expect(starts.count >= 3, "\(ranges)")
+        #expect(starts.allSatisfy { $0 > 0 })
     }
 
     @Test("a server without Accept-Ranges gets one stream", .timeLimit(.scaledMinutes(1)))

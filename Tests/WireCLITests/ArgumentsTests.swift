@@ -217,4 +217,20 @@ import Testing
         }
         #expect(throws: UsageError.self) { try Arguments.parse(["get", "u", "--limit-rate", "1K"]) }
     }
+
+    @Test("--segment-probe takes seconds from 0 (every connection at once) to 3600, for download only")
+    func segmentProbe() throws {
+        for (text, expected) in [("0", 0.0), ("0.25", 0.25), ("2", 2.0)] {
+            guard case .run(let parsed) = try Arguments.parse(["download", "u", "-o", "f", "--segment-probe", text])
+            else {
+                Issue.record("no command for \(text)")
+                continue
+            }
+            #expect(parsed.segmentProbeSeconds == expected)
+        }
+        for bad in ["", "-1", "soon", "3601", "nan"] {
+            #expect(throws: UsageError.self) { try Arguments.parse(["download", "u", "--segment-probe", bad]) }
+        }
+        #expect(throws: UsageError.self) { try Arguments.parse(["get", "u", "--segment-probe", "1"]) }
+    }
 }

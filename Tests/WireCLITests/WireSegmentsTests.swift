@@ -39,7 +39,8 @@ import Testing
             server.setFile("s.bin", contents: content, etag: "\"s1\"")
             let target = directory + "/s.bin"
             let run = try await WireProcess.run([
-                "download", server.baseURL + "files/s.bin", "-o", target, "--segments", "4", "--limit-rate", "100M",
+                "download", server.baseURL + "files/s.bin", "-o", target, "--segments", "4", "--segment-probe", "0",
+                "--limit-rate", "100M",
             ])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: target))) == content)

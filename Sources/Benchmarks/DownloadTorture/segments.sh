@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # segments.sh: what `wire download --segments N` buys, for `make bench` (benchmark layer, not a test).
 #
-#   WIRE=path/to/wire segments.sh [SIZE_MIB] [RATE] [ROUNDS]
+#   WIRE=path/to/wire [UNTHROTTLED_ROUNDS=15] segments.sh [SIZE_MIB] [RATE] [ROUNDS]
 #
 # Two private nginx servers on loopback serve the same SIZE_MIB file (default 64): one throttled per
 # connection to RATE (nginx `limit_rate`, default 4m, as a server that rations each client connection),
 # one unthrottled. Each round downloads the file with 1 and with 4 segments from each server, alternating,
-# and the medians of ROUNDS (default 3) are printed with their ratios: the throttled ratio is what segments
+# and the medians of ROUNDS (default 3; UNTHROTTLED_ROUNDS, default 15, for the unthrottled server, whose
+# runs last ~0.1 s and vary by a quarter from run to run) are printed with their ratios: the throttled ratio is what segments
 # are for (target ≥ 3.5×), the unthrottled one shows they cost nothing on a fast link (target ≥ 1.0×). Every
 # download's SHA-256 is checked. The machine is shared: quote ratios within one run. Everything stays in a
 # temporary directory on the disk, removed at the end; only 127.0.0.1.
@@ -15,6 +16,7 @@ wire=${WIRE:?set WIRE to the wire binary}
 size_mib=${1:-64}
 rate=${2:-4m}
 rounds=${3:-3}
+unthrottled_rounds=${UNTHROTTLED_ROUNDS:-15}
 dir=$(mktemp -d "${TORTURE_DIR:-/var/tmp}/httpwire-segments.XXXXXX")
 trap '[ -f "$dir/nginx.pid" ] && nginx -p "$dir" -c "$dir/nginx.conf" -s stop 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir -p "$dir/www" "$dir/out"
@@ -70,11 +72,13 @@ declare -a t1 t4 u1 u4
 for ((round = 0; round < rounds; round++)); do
   t1+=("$(run "$throttled" 1)")
   t4+=("$(run "$throttled" 4)")
+done
+for ((round = 0; round < unthrottled_rounds; round++)); do
   u4+=("$(run "$unthrottled" 4)")
   u1+=("$(run "$unthrottled" 1)")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-python3 - "$size_mib" "$rate" "$rounds" "$(median "${t1[@]}")" "$(median "${t4[@]}")" \
+python3 - "$size_mib" "$rate" "$rounds/$unthrottled_rounds" "$(median "${t1[@]}")" "$(median "${t4[@]}")" \
   "$(median "${u1[@]}")" "$(median "${u4[@]}")" "${t1[*]}" "${t4[*]}" "${u1[*]}" "${u4[*]}" <<'PY'
 import sys
 size, rate, rounds, t1, t4, u1, u4 = sys.argv[1], sys.argv[2], sys.argv[3], *map(float, sys.argv[4:8])

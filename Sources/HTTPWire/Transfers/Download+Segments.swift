@@ -44,8 +44,10 @@ extension Download {
         guard connections > 1, isResumable, Self.allowsSegments(response),
             let length = response.expectedContentLength
         else { return nil }
-        let plan = SegmentPlan(length: length, connections: connections)
-        guard plan.parts.count > 1 else { return nil }
+        // With a probe, the first connection starts alone with the whole file (SegmentedTransfer).
+        let fresh = SegmentPlan(length: length, connections: connections)
+        guard fresh.parts.count > 1 else { return nil }
+        let plan = options.segmentProbe > .zero ? SegmentPlan(length: length, connections: 1) : fresh
         let record = ResumeRecord(
             url: url, entityTag: response.fields["ETag"], lastModified: response.fields["Last-Modified"],
             expectedLength: length, committedBytes: 0)

@@ -76,6 +76,17 @@ public struct DownloadOptions: Sendable {
     /// an unthrottled link it is as fast; more pays when the server limits each connection's rate.
     public var segments: Int = 1
 
+    /// How long the first connection of a segmented download runs alone before the others may join
+    /// (default 250 ms). After it, and every `segmentProbe` after that, they join when the rest of the file
+    /// would take the first connection more than a second at the rate it has shown; the part it has not yet
+    /// reached is then cut into ``segments`` equal parts. A fast server so keeps one stream — more connections
+    /// to a server that is already the bottleneck only add connects, requests and steals (on loopback, four
+    /// segments of a 64 MiB file from nginx took 1.2 times as long as one stream) — while a server that limits
+    /// each connection's rate gets its segments a moment later. `.zero` opens every connection at once, the
+    /// file cut in equal parts from the start. A resumed segmented download always continues every segment
+    /// at once.
+    public var segmentProbe: Duration = .milliseconds(250)
+
     /// Options with the defaults described on each property.
     public init() {}
 }

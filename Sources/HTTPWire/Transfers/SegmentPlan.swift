@@ -118,6 +118,40 @@ struct SegmentPlan: Sendable, Hashable {
         return Assignment(id: stolen.id, range: stolen.segment.range, isStolen: true)
     }
 
+    /// Cuts a plan of one assigned segment — a first connection that ran alone — into up to `count`
+    /// segments, none under the minimum: its connection keeps the first, the others are left for
+    /// ``assignment()`` to hand out. When the connection has not yet reserved past the first of `count`
+    /// equal parts of the file, the cut is exactly that of a fresh plan; otherwise what it has not
+    /// reserved is cut into `count` equal parts. Returns false, changing nothing, when the plan has more
+    /// than one segment or nothing left is worth cutting.
+    mutating func split(into count: Int) -> Bool {
+        guard parts.count == 1, let only = parts.first, only.segment.range.lowerBound == 0 else { return false }
+        let length = only.segment.range.upperBound
+        let from = max(only.segment.nextByte, only.reservedEnd)
+        let fresh = SegmentPlan(length: length, connections: count, minimumSegmentBytes: minimumStealBytes)
+        var bounds: [Int64]
+        if fresh.parts.count > 1, from <= fresh.parts[0].segment.range.upperBound {
+            bounds = fresh.parts.map(\.segment.range.upperBound)
+        } else {
+            let remaining = length - from
+            let pieces = Int(max(1, min(Int64(max(1, count)), remaining / minimumStealBytes)))
+            guard pieces > 1 else { return false }
+            let size = remaining / Int64(pieces)
+            bounds = (1...pieces).map { $0 == pieces ? length : from + Int64($0) * size }
+        }
+        var first = only
+        first.segment = ResumeSegment(range: 0..<bounds[0], committedBytes: only.segment.committedBytes)
+        parts = [first]
+        for (lower, upper) in zip(bounds, bounds.dropFirst()) {
+            parts.append(
+                Part(
+                    id: nextID, segment: ResumeSegment(range: lower..<upper, committedBytes: 0), isAssigned: false,
+                    reservedEnd: lower))
+            nextID += 1
+        }
+        return true
+    }
+
     /// The connection of segment `id` is about to write up to `end`: returns the end it may write to (the
     /// segment's end when that is lower) and holds it against steals. A result at or below the segment's
     /// next byte means the segment is done.

@@ -13,6 +13,12 @@
 //   names the same complete length, and its `ETag` (when sent) matches strongly; anything else stops every
 //   connection and the download starts over, like a single stream does.
 //
+// With a probe (``DownloadOptions/segmentProbe``), a fresh download starts with one segment, the whole file,
+// on the first connection alone; a joiner task looks at its rate every probe interval and, once the rest
+// would take more than `worthwhileSeconds`, cuts what the first connection has not reached
+// (`SegmentPlan.split`) and starts the other connections. It stops looking as soon as the first connection
+// is done.
+//
 // Connections work independently: one that fails gives its segment back and stops (another connection or
 // the next attempt continues it from its count); the transfer throws only when none is left and bytes are
 // missing. Every write is counted in the shared `SegmentPlan` and handed to one `DownloadCommitter`, so the
@@ -59,6 +65,10 @@ struct SegmentedTransfer: Sendable {
     /// Called with a progress snapshot at most once per `progressInterval`, and once at the end.
     let report: @Sendable (TransferProgress) -> Void
 
+    /// The least time the rest of a download must still need, at the first connection's rate, for more
+    /// connections to be worth their connects and requests.
+    static let worthwhileSeconds = 1.0
+
     /// Runs the connections until every segment is complete, a server answer asks for a restart, or all
     /// connections failed (then it throws the first failure). `first` is the 200 that started the download,
     /// whose body is the first segment's bytes from zero; nil when resuming from a record. However it ends,
@@ -77,12 +87,28 @@ struct SegmentedTransfer: Sendable {
             transfer: self, shared: shared, committer: committer, limiters: limiters, clock: clock, start: start,
             length: length)
         let firstAssignment = first == nil ? nil : shared.withLock { $0.plan.assignment() }
+        // A plan of one segment for a first response: the others join once the probe says so.
+        let isProbing = first != nil && plan.parts.count == 1 && connections > 1
+        let probeClock = ProbeClock()
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<(first == nil ? connections : connections - 1) {
-                group.addTask { await worker.work(first: nil, assignment: nil) }
+            if isProbing {
+                let probe = options.segmentProbe
+                group.addTask {
+                    guard await worker.waitToJoin(every: probe, clock: probeClock, connections: connections) else {
+                        return
+                    }
+                    await withTaskGroup(of: Void.self) { joined in
+                        for _ in 1..<connections { joined.addTask { await worker.work(first: nil, assignment: nil) } }
+                    }
+                }
+            } else {
+                for _ in 0..<(first == nil ? connections : connections - 1) {
+                    group.addTask { await worker.work(first: nil, assignment: nil) }
+                }
             }
             // The first response is not Sendable: its connection works in this task.
             if let first, let firstAssignment { await worker.work(first: first, assignment: firstAssignment) }
+            probeClock.close()
             await group.waitForAll()
         }
         let (segments, restart, failure, head, committed) = shared.withLock { state in
@@ -142,6 +168,29 @@ struct SegmentedTransfer: Sendable {
                 }
                 current = nextAssignment()
             }
+        }
+
+        /// Waits while the first connection runs alone, looking at its rate every `probe`: true once the rest
+        /// of the file would take it more than `worthwhileSeconds` and the plan was cut for `connections`;
+        /// false when the first connection is done first, or a restart was asked for.
+        func waitToJoin(every probe: Duration, clock probeClock: ProbeClock, connections: Int) async -> Bool {
+            while await probeClock.wait(probe) {
+                let elapsed = clock.now - start
+                let decision = shared.withLock { state -> Bool? in
+                    guard state.restart == nil, !state.plan.isComplete else { return false }
+                    let done = Double(state.plan.committedBytes)
+                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+                    // No byte yet is the slowest start of all: more connections can only help.
+                    if done > 0, seconds > 0,
+                        (Double(length) - done) / (done / seconds) < SegmentedTransfer.worthwhileSeconds
+                    {
+                        return nil
+                    }
+                    return state.plan.split(into: connections)
+                }
+                if let decision { return decision }
+            }
+            return false
         }
 
         /// The next segment for this connection; nil once the transfer stops or nothing is worth taking.
@@ -288,5 +337,62 @@ struct SegmentedTransfer: Sendable {
             if let progress { transfer.report(progress) }
             for limiter in limiters { try await limiter.spend(Int(count)) }
         }
+    }
+}
+
+/// The joiner's clock: `wait` returns true when the interval has passed on the reactor's timer, false at
+/// once when the first connection is done (``close()``), so a download that one stream finished never
+/// waits for the end of a probe interval.
+final class ProbeClock: Sendable {
+    private struct State {
+        var isClosed = false
+        var waiter: CheckedContinuation<Bool, Never>?
+        var timer: ReactorTimer?
+    }
+    private let state = LockedState(State())
+
+    /// Waits `interval`; true when it passed, false when the clock was closed first (or already).
+    func wait(_ interval: Duration) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let isClosed = state.withLock { state -> Bool in
+                guard !state.isClosed else { return true }
+                state.waiter = continuation
+                return false
+            }
+            if isClosed {
+                continuation.resume(returning: false)
+                return
+            }
+            let timer = Reactor.shared.schedule(at: .after(interval)) { [self] in
+                state.withLock { state in
+                    defer {
+                        state.waiter = nil
+                        state.timer = nil
+                    }
+                    return state.waiter
+                }?.resume(returning: true)
+            }
+            // The timer may have fired, or `close` come, before it could be stored.
+            let isLate = state.withLock { state -> Bool in
+                guard state.waiter != nil else { return true }
+                state.timer = timer
+                return false
+            }
+            if isLate { timer.cancel() }
+        }
+    }
+
+    /// Ends every wait, now and later.
+    func close() {
+        let (waiter, timer) = state.withLock { state in
+            defer {
+                state.isClosed = true
+                state.waiter = nil
+                state.timer = nil
+            }
+            return (state.waiter, state.timer)
+        }
+        timer?.cancel()
+        waiter?.resume(returning: false)
     }
 }
