@@ -1,6 +1,8 @@
 // SegmentedDownload: one file over several connections — `DownloadOptions.segments` — for a server that
-// limits each connection's rate. Nothing else changes: the same call, the same events, the same resume
-// after a crash (every segment continues from its own count). Example: the public API only.
+// limits each connection's rate. The other connections join once the first has shown, over
+// `DownloadOptions.segmentProbe` (250 ms), that the rest would take it more than a second; a fast server
+// keeps one stream. Nothing else changes: the same call, the same events, the same resume after a crash
+// (every segment continues from its own count). Example: the public API only.
 
 import HTTPWire
 
