@@ -45,7 +45,7 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     deinit {
         // A forgotten socket is closed anyway, by the reactor, which may still be watching it.
         if descriptor.isOpen { Reactor.shared.closeEventually(descriptor) }
-        idlePipe.withLock { $0 }?.close()
+        takeIdlePipe()?.close()
     }
 
     /// Resolves `host` and connects to the first of its addresses that accepts, racing them as RFC 8305
@@ -243,11 +243,7 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
         -> Int64
     {
         precondition(maxBytes > 0, "a splice of \(maxBytes) bytes")
-        let pipe =
-            try idlePipe.withLock { pipe in
-                defer { pipe = nil }
-                return pipe
-            } ?? SplicePipe()
+        let pipe = try takeIdlePipe() ?? SplicePipe()
         let target = file.descriptor
         let path = file.path
         // Kept for the next call only when this one ended with the pipe empty (every successful return
@@ -346,11 +342,16 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     }
 
     package func close() async {
+        takeIdlePipe()?.close()
+        await Reactor.shared.close(descriptor)
+    }
+
+    /// The kept pipe, if any, now owned by the caller.
+    private func takeIdlePipe() -> SplicePipe? {
         idlePipe.withLock { pipe in
             defer { pipe = nil }
             return pipe
-        }?.close()
-        await Reactor.shared.close(descriptor)
+        }
     }
 
     /// `"tcp 127.0.0.1:8080 (fd 7)"`.
