@@ -50,6 +50,11 @@ package final class BlockingWorker: Sendable {
     /// The worker for disk I/O (upload reads, download writes and fsyncs, file stats): two threads.
     package static let shared = BlockingWorker(threadCount: 2, name: "httpwire-disk")
 
+    /// The worker for downloads' progress marks, apart from the disk's: a mark is one small pwrite that a
+    /// kill loses the bytes of while it waits, so it must not queue behind body writes and fdatasyncs (two
+    /// slow flushes can hold both disk threads for a fifth of a second on a busy disk). One thread.
+    package static let marks = BlockingWorker(threadCount: 1, name: "httpwire-mark")
+
     /// The worker for getaddrinfo, apart from the disk's: a resolver that does not answer can keep a lookup
     /// blocked for the resolver's whole timeout (5 s per try by default), and that must never stall the file
     /// writes of downloads already running. Two threads.

@@ -57,15 +57,15 @@ import Testing
         }
     }
 
-    /// Downloads an 8 MiB file named `name` over up to four connections with `probe`, from the fixture
-    /// server at `query`'s pace; checks the bytes and the SHA-256, and returns the result and the `Range`
-    /// fields the server saw, in order.
+    /// Downloads a file of `mebibytes` named `name` over up to four connections with `probe`, from the
+    /// fixture server at `query`'s pace; checks the bytes and the SHA-256, and returns the result and the
+    /// `Range` fields the server saw, in order.
     static func probedDownload(
-        _ name: String, query: String = "", probe: Duration
+        _ name: String, mebibytes: Int = 8, query: String = "", probe: Duration
     ) async throws -> (result: DownloadResult, ranges: [String?]) {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
-        let content = DownloadScratch.pattern(8 * Self.mebibyte)
+        let content = DownloadScratch.pattern(mebibytes * Self.mebibyte)
         return try await withFixtureServer { server in
             server.setFile(name, contents: content, etag: "\"\(name)\"")
             let destination = scratch.file(name)
@@ -93,9 +93,10 @@ import Testing
         "with a probe, a server that paces each connection gets the other connections once the probe has seen it",
         .timeLimit(.scaledMinutes(1)))
     func pacedServerGetsSegments() async throws {
-        // 16 KiB every 5 ms per connection (~3 MB/s): after 100 ms the rest needs about two more seconds.
+        // 16 KiB every 5 ms per connection (~3 MB/s): 16 MiB alone would take 5 s, so the rest needs more
+        // than a second even if a loaded machine runs the probe's first look seconds late.
         let (_, ranges) = try await Self.probedDownload(
-            "p.bin", query: "?interval_ms=5&piece=16384", probe: .milliseconds(100))
+            "p.bin", mebibytes: 16, query: "?interval_ms=5&piece=16384", probe: .milliseconds(100))
         #expect(ranges.first == .some(nil), "the first request is the plain GET")
         // Three joined connections, each asking from past what the first one had reached.
         let starts = ranges.dropFirst().compactMap { $0.flatMap { Int($0.dropFirst(6).prefix { $0 != "-" }) } }

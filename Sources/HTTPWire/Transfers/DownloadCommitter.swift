@@ -18,10 +18,10 @@
 // one timer.
 //
 // What a kill can still lose is the time between a write and its mark, so that path is short. The reactor
-// timer hands the tick straight to a BlockingWorker thread (no task, no hop through the cooperative pool,
-// whose threads a loaded machine may not run for tens of milliseconds), and the flush is a job of its own
-// beside the ticks: an fdatasync on a busy disk can take a fifth of a second (measured under
-// `stress-ng --hdd`), and the marks go on meanwhile on the worker's other thread.
+// timer hands the tick straight to the marks' own thread (`BlockingWorker.marks`: no task, no hop through
+// the cooperative pool, no queue behind body writes), and the flush is a job of its own on the disk worker
+// (`BlockingWorker.shared`), beside the ticks: an fdatasync on a busy disk can take a fifth of a second
+// (measured under `stress-ng --hdd`), and the marks go on meanwhile.
 
 import HTTPWireTransport
 
@@ -133,7 +133,7 @@ final class DownloadCommitter: Sendable {
                 state.isTicking = true
                 return true
             }
-            if mustTick { BlockingWorker.shared.submit { self.tick() } }
+            if mustTick { BlockingWorker.marks.submit { self.tick() } }
         }
         let isLate = state.withLock { state -> Bool in
             guard !state.isFinished, state.timer == nil, !state.isTicking else { return true }
