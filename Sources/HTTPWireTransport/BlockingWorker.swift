@@ -86,8 +86,7 @@ package final class BlockingWorker: Sendable {
                 if isCancelled {
                     continuation.resume(throwing: CancellationError())
                 } else {
-                    queue.withLock { $0.append(job) }
-                    sem_post(available)
+                    enqueue(job)
                 }
             }
         } onCancel: {
@@ -108,7 +107,11 @@ package final class BlockingWorker: Sendable {
     /// Queues `work` on a worker thread and returns at once: for a caller that is not a task (a reactor
     /// timer's callback) and needs no answer. The work reports its own outcome.
     package func submit(_ work: @escaping @Sendable () -> Void) {
-        let job = Job(work: { work() })
+        enqueue(Job(work: { work() }))
+    }
+
+    /// Hands `job` to the next free thread.
+    private func enqueue(_ job: Job) {
         queue.withLock { $0.append(job) }
         sem_post(available)
     }

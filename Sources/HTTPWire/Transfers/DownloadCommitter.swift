@@ -65,8 +65,7 @@ final class DownloadCommitter: Sendable {
         var isFinished = false
         var failure: HTTPWireError?
         /// The mark file, open from the first mark to `finish`, and the longest mark written to it.
-        var markFile: DiskFile?
-        var markLength = 0
+        var markFile: (file: DiskFile, length: Int)?
         /// `finish`, waiting for the tick and the flush in flight to end.
         var idleWaiter: CheckedContinuation<Void, Never>?
 
@@ -194,7 +193,7 @@ final class DownloadCommitter: Sendable {
             if isIdle { continuation.resume() }
         }
         state.withLock { state in
-            state.markFile?.close()
+            state.markFile?.file.close()
             state.markFile = nil
         }
         let (latest, durable) = state.withLock { ($0.latest, $0.durableBytes) }
@@ -217,26 +216,25 @@ final class DownloadCommitter: Sendable {
     /// opens the file again.
     private func mark(_ record: ResumeRecord) {
         guard let bootID = BootIdentity.current else { return }
-        let (open, length) = state.withLock { ($0.markFile, $0.markLength) }
-        let path = file.markPath
-        var target = open
+        var current = state.withLock { $0.markFile }
         do throws(HTTPWireError) {
-            if target == nil {
-                target = try HTTPWireError.local { () throws(TransportError) in
+            if current == nil {
+                let path = file.markPath
+                let created = try HTTPWireError.local { () throws(TransportError) in
                     try DiskFile.open(path, for: .writing(creating: true))
                 }
-                try HTTPWireError.local { () throws(TransportError) in try target?.truncate(to: 0) }
+                current = (created, 0)  // closed below if the cut fails
+                try HTTPWireError.local { () throws(TransportError) in try created.truncate(to: 0) }
             }
-            guard let target else { return }
+            guard let (target, length) = current else { return }
             let written = try record.counting(record.committedBytes, segments: record.segments, bootID: bootID)
-                .writeMark(into: target, paddingTo: open == nil ? 0 : length)
+                .writeMark(into: target, paddingTo: length)
             state.withLock { state in
-                state.markFile = target
-                state.markLength = max(open == nil ? 0 : state.markLength, written)
+                state.markFile = (target, max(length, written))
                 state.markedBytes = max(state.markedBytes, record.committedBytes)
             }
         } catch {
-            target?.close()
+            current?.file.close()
             state.withLock { $0.markFile = nil }
         }
     }

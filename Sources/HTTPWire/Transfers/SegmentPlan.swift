@@ -129,7 +129,7 @@ struct SegmentPlan: Sendable, Hashable {
         let length = only.segment.range.upperBound
         let from = max(only.segment.nextByte, only.reservedEnd)
         let fresh = SegmentPlan(length: length, connections: count, minimumSegmentBytes: minimumStealBytes)
-        var bounds: [Int64]
+        let bounds: [Int64]
         if fresh.parts.count > 1, from <= fresh.parts[0].segment.range.upperBound {
             bounds = fresh.parts.map(\.segment.range.upperBound)
         } else {
