@@ -9,6 +9,9 @@
 // (wire, FixtureServer, Examples, benchmarks). Cross-target internals are `package`, never `public`.
 import PackageDescription
 
+/// The order in which the release link of `wire` places the functions it runs (see the wire target).
+let wireLinkOrder = Context.packageDirectory + "/Sources/wire/LinkOrder/wire.order"
+
 let package = Package(
     name: "HTTPWire",
     products: [
@@ -41,11 +44,23 @@ let package = Package(
         // binary of 16.6 MB stripped instead of 2.8 MB (docs/benchmarks.md, "Memory"). Release only: the test
         // bundle links the wire target too, next to the toolchain's shared Swift Testing, and two runtimes in
         // one process would not work. `make` adds --static-swift-stdlib to every release build anyway.
+        // The release link also keeps the binary's resident pages few (docs/benchmarks.md, "Memory"): lld
+        // places the functions the harness's scenarios run first and together (LinkOrder/wire.order, written
+        // by LinkOrder/collect.sh; a name no longer in the code is skipped), packs the 40,000 relative
+        // relocations of a position-independent binary as RELR (glibc 2.36: 8 KB read at start-up, not 940
+        // KB), and exports no symbols (-static-stdlib asks for -export-dynamic, which put 3,800 of wire's
+        // symbols, 320 KB of tables, in the dynamic symbol table that nothing looks up).
         .executableTarget(
             name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "Examples"],
+            exclude: ["LinkOrder"],
             linkerSettings: [
                 .unsafeFlags(
-                    ["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"],
+                    [
+                        "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections",
+                        "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(wireLinkOrder)",
+                        "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-Xlinker", "--no-export-dynamic",
+                    ],
                     .when(configuration: .release))
             ]),
         // The examples, one scenario per file and each a function on the public API: `swift run RunExample NAME

@@ -63,7 +63,7 @@ case .run(let command):
         try await Commands.run(command)
     }
     let interrupts = Interrupts.cancelOnInterrupt(task)
-    let result = await task.result
+    let result = MainThread.wait(for: task)
     interrupts.cancel()
     // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
     if Interrupts.count.load(ordering: .relaxed) > 0 && command.command != .serve {
