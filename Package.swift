@@ -9,8 +9,10 @@
 // (wire, FixtureServer, Examples, benchmarks). Cross-target internals are `package`, never `public`.
 import PackageDescription
 
-/// The order in which the release link of `wire` places the functions it runs (see the wire target).
-let wireLinkOrder = Context.packageDirectory + "/Sources/wire/LinkOrder/wire.order"
+/// The release link's inputs of `wire` (see the wire target): the order in which it places the functions it
+/// runs, and the folder searched first for libraries.
+let wireLinkOrder = Context.packageDirectory + "/Sources/wire/Link/wire.order"
+let wireLinkLibraries = Context.packageDirectory + "/Sources/wire/Link"
 
 let package = Package(
     name: "HTTPWire",
@@ -44,22 +46,23 @@ let package = Package(
         // binary of 16.6 MB stripped instead of 2.8 MB (docs/benchmarks.md, "Memory"). Release only: the test
         // bundle links the wire target too, next to the toolchain's shared Swift Testing, and two runtimes in
         // one process would not work. `make` adds --static-swift-stdlib to every release build anyway.
-        // The release link also keeps the binary's resident pages few (docs/benchmarks.md, "Memory"): lld
-        // places the functions the harness's scenarios run first and together (LinkOrder/wire.order, written
-        // by LinkOrder/collect.sh; a name no longer in the code is skipped), packs the 40,000 relative
-        // relocations of a position-independent binary as RELR (glibc 2.36: 8 KB read at start-up, not 940
-        // KB), and exports no symbols (-static-stdlib asks for -export-dynamic, which put 3,800 of wire's
-        // symbols, 320 KB of tables, in the dynamic symbol table that nothing looks up).
+        // The release link also keeps the process's resident pages few (docs/benchmarks.md, "Memory"): lld
+        // places the functions the harness's scenarios run first and together (Link/wire.order, written by
+        // Link/collect.sh; a name no longer in the code is skipped), packs the 40,000 relative relocations of
+        // a position-independent binary as RELR (glibc 2.36: 8 KB read at start-up, not 940 KB), exports no
+        // symbols (-static-stdlib asks for -export-dynamic, which put 3,800 of wire's symbols, 320 KB of
+        // tables, in the dynamic symbol table that nothing looks up), and takes the runtime's few libstdc++
+        // functions from the static archive (Link/libstdc++.so, a linker script found first on -L).
         .executableTarget(
             name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "Examples"],
-            exclude: ["LinkOrder"],
+            exclude: ["Link"],
             linkerSettings: [
                 .unsafeFlags(
                     [
                         "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections",
                         "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(wireLinkOrder)",
                         "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                        "-Xlinker", "--no-export-dynamic",
+                        "-Xlinker", "--no-export-dynamic", "-L\(wireLinkLibraries)",
                     ],
                     .when(configuration: .release))
             ]),

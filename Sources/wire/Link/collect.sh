@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# collect.sh: writes Sources/wire/LinkOrder/wire.order, the list of functions `wire` runs in the reference
+# collect.sh: writes Sources/wire/Link/wire.order, the list of functions `wire` runs in the reference
 # harness's scenarios, which the release link puts first and together (`--symbol-ordering-file`, Package.swift).
 #
 # Why: a process's resident set counts every page of the binary it maps, and the kernel maps a file's pages
@@ -14,7 +14,7 @@
 # list costs memory, never correctness. Re-run after a large change to the request or download path:
 #
 #   bash ../shared/bench/server.sh start      # nginx and the stream server of the reference harness
-#   bash Sources/wire/LinkOrder/collect.sh     # needs valgrind (apt-get install valgrind)
+#   bash Sources/wire/Link/collect.sh     # needs valgrind (apt-get install valgrind)
 #
 # Scenarios: the harness's rows at a smaller size (100 MiB files, 50 sequential and 500 concurrent GETs) plus
 # the CLI's common failures (a refused connection, a 404 with --fail), so their paths sit with the rest.
@@ -57,7 +57,7 @@ run upload upload "http://$WB_HOST:$WB_STREAM_PORT/upload" -F "file=@$WB_FIX/mid
 run refused get "http://$WB_HOST:9/" --no-progress
 run notfound get "http://$WB_HOST:$WB_HTTP_PORT/missing" --fail --no-progress
 
-python3 - "$wire" "$work" Sources/wire/LinkOrder/wire.order <<'PY'
+python3 - "$wire" "$work" Sources/wire/Link/wire.order <<'PY'
 import collections, glob, os, sys
 binary, work, target = sys.argv[1:4]
 binary = os.path.realpath(binary)
