@@ -135,7 +135,8 @@ extension Download {
             report: { [weak self] progress in self?.reportProgress(progress) })
         let canSplice = options.allowsZeroCopy && response.url.scheme == .http && response.expectedContentLength != nil
         do {
-            try await transfer.run(body: response.body, canSplice: canSplice)
+            try await transfer.run(
+                body: response.body, canSplice: canSplice, isEncrypted: response.url.scheme == .https)
         } catch {
             file.closeDescriptor()
             throw error
