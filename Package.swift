@@ -54,7 +54,7 @@ let package = Package(
         // tables, in the dynamic symbol table that nothing looks up), and takes the runtime's few libstdc++
         // functions from the static archive (Link/libstdc++.so, a linker script found first on -L).
         .executableTarget(
-            name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "FixtureServer", "Examples"],
+            name: "wire", dependencies: ["HTTPWire", "HTTPWireTransport", "CSystem", "FixtureServer", "Examples"],
             exclude: ["Link"],
             linkerSettings: [
                 .unsafeFlags(

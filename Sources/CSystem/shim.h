@@ -1,10 +1,11 @@
 // CSystem: the Linux system calls that Swift's Glibc module does not expose.
-// epoll, eventfd and sendfile come from their headers. splice(2), accept4, pipe2, F_SETPIPE_SZ and pthread_setname_np are
+// epoll, eventfd and sendfile come from their headers, mallopt(3) (the CLI's malloc settings) from malloc.h. splice(2), accept4, pipe2, F_SETPIPE_SZ and pthread_setname_np are
 // GNU extensions; defining _GNU_SOURCE here would change structures Glibc also defines (fd_set), and Swift
 // then refuses to import both modules in one file, so those are declared here directly instead.
 #ifndef HTTPWIRE_CSYSTEM_SHIM_H
 #define HTTPWIRE_CSYSTEM_SHIM_H
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

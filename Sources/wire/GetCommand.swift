@@ -64,7 +64,7 @@ enum GetCommand {
         _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
         let fields = ClientSettings.fields(for: command)
-        let urls = command.urls.map { ClientSettings.url($0, for: command) }
+        let urls = command.urls  // each with -G's query added only when its request is made: no second list
         let method = ClientSettings.method(for: command, default: .get)
         let window = ParallelWindow(count: urls.count, limit: 4 * command.parallel)
         let delivery = OrderedDelivery<HTTPResponse, BodyOutput>(
@@ -88,7 +88,8 @@ enum GetCommand {
                     group.addTask {
                         while let index = await window.next() {
                             let response = try await client.send(
-                                HTTPRequest(method: method, url: urls[index], fields: fields))
+                                HTTPRequest(
+                                    method: method, url: ClientSettings.url(urls[index], for: command), fields: fields))
                             try delivery.deliver(index, response)
                         }
                     }
