@@ -217,41 +217,60 @@ package final class TLSStream: ByteStream, CustomStringConvertible {
         defer { buffer = receiveBuffer.takeBytes() }
         let connection = self.connection
         return try await Reactor.shared.perform(on: socket.descriptor, deadline: deadline) {
-            if let failure = connection.pendingReadFailure {
-                connection.pendingReadFailure = nil
-                throw failure
-            }
             var interest = Interest.readable
             let count = try receiveBuffer.append(upTo: maxBytes) { address, capacity in
-                // SSL_read_ex returns at most one record (16 KiB). Decrypting record after record within one
-                // attempt fills a large buffer with one reactor round trip instead of one per record.
-                var total = 0
-                while total < capacity {
-                    var count = 0
-                    let failure = connection.call { SSL_read_ex($0, address + total, capacity - total, &count) }
-                    guard let failure else {
-                        total += count
-                        continue
-                    }
-                    let outcome = Self.readOutcome(failure)
-                    switch outcome {
-                    case .wait(let wanted):
-                        if total > 0 { return total }
-                        interest = wanted
-                        return nil
-                    case .endOfStream:
-                        return total  // 0 when nothing came first; a later read sees the end again
-                    case .failed(let error):
-                        guard total > 0 else { throw error }
-                        connection.pendingReadFailure = error  // deliver the bytes now, the error next time
-                        return total
-                    }
-                }
-                return total
+                try Self.decrypt(into: address, capacity: capacity, connection: connection, interest: &interest)
             }
             guard let count else { return .wait(interest) }
             return .finished(count)
         }
+    }
+
+    package func read(into destination: ReadDestination, deadline: Deadline) async throws -> Int {
+        let connection = self.connection
+        return try await Reactor.shared.perform(on: socket.descriptor, deadline: deadline) {
+            var interest = Interest.readable
+            let count = try Self.decrypt(
+                into: destination.bytes.baseAddress!, capacity: destination.bytes.count, connection: connection,
+                interest: &interest)
+            guard let count else { return .wait(interest) }
+            return .finished(count)
+        }
+    }
+
+    /// Decrypts up to `capacity` bytes into `address`, on the reactor thread. SSL_read_ex returns at most one
+    /// record (16 KiB); decrypting record after record within one attempt fills a large buffer with one
+    /// reactor round trip instead of one per record. Returns nil when nothing could be read yet, with
+    /// `interest` set to the readiness OpenSSL waits for; 0 at the end of the stream.
+    private static func decrypt(
+        into address: UnsafeMutableRawPointer, capacity: Int, connection: SSLConnection, interest: inout Interest
+    ) throws -> Int? {
+        if let failure = connection.pendingReadFailure {
+            connection.pendingReadFailure = nil
+            throw failure
+        }
+        var total = 0
+        while total < capacity {
+            var count = 0
+            let failure = connection.call { SSL_read_ex($0, address + total, capacity - total, &count) }
+            guard let failure else {
+                total += count
+                continue
+            }
+            switch readOutcome(failure) {
+            case .wait(let wanted):
+                if total > 0 { return total }
+                interest = wanted
+                return nil
+            case .endOfStream:
+                return total  // 0 when nothing came first; a later read sees the end again
+            case .failed(let error):
+                guard total > 0 else { throw error }
+                connection.pendingReadFailure = error  // deliver the bytes now, the error next time
+                return total
+            }
+        }
+        return total
     }
 
     /// What a failed SSL_read_ex means.

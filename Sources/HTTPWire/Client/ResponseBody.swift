@@ -122,6 +122,15 @@ public struct ResponseBody: AsyncSequence {
         return try await owner.exchange.spliceBody(into: file, offset: offset, maxBytes: maxBytes)
     }
 
+    /// Reads the next part of a Content-Length body straight into `destination` (over TLS: decrypted there),
+    /// without passing through the connection's receive buffer. Returns nil when that path does not apply (a
+    /// decoder, chunked framing, bytes already buffered, the body's end): read the sequence instead. Used by
+    /// downloads, whose write blocks are the destination.
+    package func readNext(into destination: UnsafeMutableRawBufferPointer) async throws -> Int? {
+        guard owner.decoders.isEmpty else { return nil }
+        return try await owner.exchange.readBody(into: destination)
+    }
+
     /// Drops the next part of a plain-HTTP, Content-Length body without copying it (recv(2) with MSG_TRUNC).
     /// Returns nil when that path does not apply (TLS, chunked, or bytes already buffered): read the sequence
     /// instead. For a body the caller does not want (`-o /dev/null`), or to drain one so the connection can

@@ -4,7 +4,8 @@
 // piece, so a slow consumer leaves bytes in the kernel's buffer and TCP flow control slows the server. At the
 // end of the body the machine decides the connection's fate with the decoder's verdict. Two fast paths skip
 // user space for a plain-HTTP body with a Content-Length: splice(2) into a download's file, and recv(2) with
-// MSG_TRUNC to drop a body nobody wants. Every failure — while sending, waiting for the head or reading the
+// MSG_TRUNC to drop a body nobody wants; a third reads such a body, over TLS too, straight into memory the
+// caller lends (a download's write block), past the receive buffer. Every failure — while sending, waiting for the head or reading the
 // body — is turned into what the caller sees in one place, `failure(_:phase:responseBytes:)`, which also asks
 // the machine whether the request is sent again on a new connection.
 
@@ -61,6 +62,26 @@ extension Exchange {
         return bodyBytesMovedOutOfBand(moved)
     }
 
+    /// Reads up to `destination.count` bytes of a Content-Length body straight from the stream into
+    /// `destination` — TLS records decrypted where the caller wants the bytes, no receive buffer and no copy
+    /// out of it — when no body byte is buffered. Returns nil when that does not apply (use
+    /// ``nextBodyPiece()``), else the bytes read.
+    func readBody(into destination: UnsafeMutableRawBufferPointer) async throws -> Int? {
+        guard !isResponseFinished, let remaining = decoder.identityBodyBytesRemaining, remaining > 0,
+            !destination.isEmpty
+        else { return nil }
+        let wanted = Int(min(remaining, Int64(destination.count)))
+        let count: Int
+        do {
+            count = try await connection.stream.read(
+                into: ReadDestination(UnsafeMutableRawBufferPointer(rebasing: destination[..<wanted])),
+                deadline: deadlines.nextWait())
+        } catch {
+            throw bodyFailure(error)
+        }
+        return bodyBytesMovedOutOfBand(Int64(count)).map { Int($0) }
+    }
+
     /// Drops up to `maxBytes` of a Content-Length body inside the kernel (recv(2) with MSG_TRUNC: nothing is
     /// copied), when the connection is plain TCP and no body byte is buffered. Nil when that does not apply
     /// (use ``nextBodyPiece()``), else the bytes dropped.
@@ -84,8 +105,9 @@ extension Exchange {
         return remaining
     }
 
-    /// Books `count` bytes moved by splice or discard with the decoder; 0 means the peer closed early, which
-    /// the decoder, fed the end of stream, reports as a truncation on the next ``nextBodyPiece()``.
+    /// Books `count` bytes moved by splice, discard or a direct read with the decoder; 0 means the peer closed
+    /// early, which the decoder, fed the end of stream, reports as a truncation on the next
+    /// ``nextBodyPiece()``.
     private func bodyBytesMovedOutOfBand(_ count: Int64) -> Int64? {
         if count == 0 {
             decoder.feed([])

@@ -81,7 +81,9 @@ struct DownloadTransfer: Sendable {
         if let finalCommitError { throw finalCommitError }
     }
 
-    /// The reading side: splice when possible, else slices into the queue; progress per round.
+    /// The reading side: splice when possible, else reads straight into the queue's block when the body
+    /// has a Content-Length (over TLS: records decrypted in place, no copy out of a receive buffer), else
+    /// slices copied into the queue; progress per round.
     private func receive(
         body: ResponseBody, canSplice: Bool, queue: DownloadWriteQueue, committer: DownloadCommitter
     ) async throws {
@@ -128,6 +130,16 @@ struct DownloadTransfer: Sendable {
                     for limiter in limiters { try await limiter.spend(Int(moved)) }
                     continue
                 }
+            }
+            // A Content-Length body read in place; nil while the path does not apply (body bytes that came
+            // with the head are still buffered: the iterator below hands them on first) or at its end.
+            if !canSplice, body.expectedBytes != nil,
+                let count = try await queue.receive(
+                    maxBytes: Int(spliceRound), { try await body.readNext(into: $0) }), count > 0
+            {
+                progressed(by: Int64(count), force: false)
+                for limiter in limiters { try await limiter.spend(count) }
+                continue
             }
             guard let piece = try await iterator.next() else { break }
             try await queue.append(piece)

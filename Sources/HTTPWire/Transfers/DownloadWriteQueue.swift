@@ -2,8 +2,9 @@
 // disk, so the socket and the disk work at the same time.
 // Features layer: two fixed buffers with two waiting sides; no I/O and no clock here.
 //
-// The reader copies each received slice into the filling buffer; the writer takes the *whole* filling
-// buffer whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when
+// The reader copies each received slice into the filling buffer — or lends the buffer's free end to a read
+// that fills it in place (`receive(maxBytes:_:)`, TLS records decrypted straight into it) — and the writer
+// takes the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when
 // the disk is slower than the network (large writes, few system calls) and shrink to single slices when
 // the network is slow (nothing waits in memory for a block to fill). A full buffer makes the reader wait,
 // which stops reading the socket — TCP backpressure — so memory is two buffers whatever the size of the
@@ -44,6 +45,17 @@ final class DownloadBlock: @unchecked Sendable {
     /// The bytes in use.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
 
+    /// The free end, at most `maxBytes` long, for a read to fill in place; then ``appended(_:)``.
+    func freeSpace(maxBytes: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(rebasing: storage[count..<min(storage.count, count + maxBytes)])
+    }
+
+    /// `count` bytes were written into ``freeSpace(maxBytes:)``.
+    func appended(_ count: Int) {
+        precondition(count >= 0 && self.count + count <= storage.count, "appended \(count) bytes past the block")
+        self.count += count
+    }
+
     func removeAll() { count = 0 }
 }
 
@@ -61,6 +73,11 @@ final class DownloadWriteQueue: Sendable {
         var filling: DownloadBlock
         /// The other block, when the writer is not holding it.
         var spare: DownloadBlock?
+        /// A filled block handed to the writer by the reader before it lent the filling one to a read; the
+        /// writer takes it first. Set only while `spare` is nil.
+        var ready: DownloadBlock?
+        /// Whether the filling block's free end is lent to a read: the writer must not take it meanwhile.
+        var isLent = false
         var isClosed = false
         var failure: HTTPWireError?
         /// The writer waiting for bytes.
@@ -102,6 +119,53 @@ final class DownloadWriteQueue: Sendable {
         }
     }
 
+    /// Lends the free end of the filling block (at most `maxBytes`) to `read`, which writes received bytes
+    /// there in place and returns how many, or nil when it has none to give that way (the caller then reads
+    /// otherwise). Waits for room first. Bytes already in the block go to an idle writer before the lending,
+    /// so none wait for a read that may take long. Throws the writer's failure, if any, or `read`'s error.
+    func receive(
+        maxBytes: Int, _ read: (UnsafeMutableRawBufferPointer) async throws -> Int?
+    ) async throws -> Int? {
+        await waitForReader { state in state.failure != nil || state.filling.count < state.filling.capacity }
+        let (lent, writer, failure) = state.withLock {
+            state -> (DownloadBlock?, CheckedContinuation<Void, Never>?, HTTPWireError?) in
+            if let failure = state.failure { return (nil, nil, failure) }
+            var writer: CheckedContinuation<Void, Never>?
+            if !state.filling.isEmpty, let spare = state.spare {
+                state.ready = state.filling
+                state.filling = spare
+                state.spare = nil
+                writer = state.writerWaiter
+                state.writerWaiter = nil
+            }
+            state.isLent = true
+            return (state.filling, writer, nil)
+        }
+        writer?.resume()
+        guard let lent else { throw failure! }
+        let count: Int?
+        do {
+            count = try await read(lent.freeSpace(maxBytes: maxBytes))
+        } catch {
+            returnLent(lent, count: 0)
+            throw error
+        }
+        returnLent(lent, count: count ?? 0)
+        return count
+    }
+
+    /// The read into the lent block ended with `count` bytes: the writer may take the block again.
+    private func returnLent(_ block: DownloadBlock, count: Int) {
+        let writer = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            block.appended(count)
+            state.isLent = false
+            guard !state.filling.isEmpty else { return nil }
+            defer { state.writerWaiter = nil }
+            return state.writerWaiter
+        }
+        writer?.resume()
+    }
+
     /// Waits until every appended byte is written (nothing filled, no write in flight). Throws the
     /// writer's failure, if any.
     func waitUntilDrained() async throws(HTTPWireError) {
@@ -138,8 +202,8 @@ final class DownloadWriteQueue: Sendable {
 
     // MARK: Writer side
 
-    /// How many bytes wait in the filling block.
-    var pendingBytes: Int { state.withLock { $0.filling.count } }
+    /// How many bytes wait to be written.
+    var pendingBytes: Int { state.withLock { $0.filling.count + ($0.ready?.count ?? 0) } }
 
     /// Waits for bytes and takes the filling block (the spare one becomes the filling one); nil once the
     /// queue is closed and empty, or failed. The writer returns the block with ``blockWritten(_:)``.
@@ -152,7 +216,11 @@ final class DownloadWriteQueue: Sendable {
             }
             let (step, reader) = state.withLock { state -> (Step, CheckedContinuation<Void, Never>?) in
                 if state.failure != nil { return (.done, nil) }
-                if !state.filling.isEmpty, let spare = state.spare {
+                if let ready = state.ready {
+                    state.ready = nil
+                    return (.block(ready), nil)
+                }
+                if !state.filling.isEmpty, !state.isLent, let spare = state.spare {
                     let block = state.filling
                     state.filling = spare
                     state.spare = nil
@@ -174,7 +242,11 @@ final class DownloadWriteQueue: Sendable {
     func waitForBytes() async {
         await withCheckedContinuation { continuation in
             let isReadyNow = state.withLock { state in
-                if !state.filling.isEmpty || state.isClosed || state.failure != nil { return true }
+                if state.ready != nil || (!state.filling.isEmpty && !state.isLent) || state.isClosed
+                    || state.failure != nil
+                {
+                    return true
+                }
                 state.writerWaiter = continuation
                 return false
             }

@@ -1,0 +1,66 @@
+// DownloadWriteQueue's lending of the filling block to a read that fills it in place (`receive`): the bytes
+// land in the block, bytes already there reach an idle writer before the lending (a hang otherwise), and a
+// read that throws gives the block back. No sockets: the reads here are closures.
+
+import Testing
+
+@testable import HTTPWire
+
+@Suite struct DownloadWriteQueueTests {
+    @Test("a read lent the block's free end fills it in place, and the writer gets those bytes")
+    func readsInPlace() async throws {
+        let queue = DownloadWriteQueue(blockCapacity: 16)
+        let count = try await queue.receive(maxBytes: 8) { free in
+            #expect(free.count == 8)  // maxBytes bounds the region lent
+            free.copyBytes(from: [1, 2, 3, 4, 5])
+            return 5
+        }
+        #expect(count == 5)
+        queue.close()
+        let block = try #require(await queue.nextBlock())
+        #expect(Array(block.bytes) == [1, 2, 3, 4, 5])
+        queue.blockWritten(block)
+        #expect(await queue.nextBlock() == nil)
+    }
+
+    @Test(
+        "bytes already in the block go to an idle writer before the block is lent, so none wait on a read",
+        .timeLimit(.scaledMinutes(1)))
+    func earlierBytesGoFirst() async throws {
+        let queue = DownloadWriteQueue(blockCapacity: 16)
+        try await queue.append([9, 9][...])
+        // While the read holds the block, the writer must still get the two earlier bytes: were they lent
+        // with it, nextBlock() would wait for this very read to end, and the test would hang.
+        let count = try await queue.receive(maxBytes: 16) { free in
+            let earlier = try #require(await queue.nextBlock())
+            #expect(Array(earlier.bytes) == [9, 9])
+            queue.blockWritten(earlier)
+            free.copyBytes(from: [7])
+            return 1
+        }
+        #expect(count == 1)
+        queue.close()
+        let block = try #require(await queue.nextBlock())
+        #expect(Array(block.bytes) == [7])
+        queue.blockWritten(block)
+        #expect(await queue.nextBlock() == nil)
+    }
+
+    @Test("a read that throws gives the block back: nothing counted, and the queue goes on")
+    func failedRead() async throws {
+        struct Broken: Error {}
+        let queue = DownloadWriteQueue(blockCapacity: 16)
+        await #expect(throws: Broken.self) {
+            _ = try await queue.receive(maxBytes: 16) { free in
+                free.copyBytes(from: [6, 6, 6])
+                throw Broken()
+            }
+        }
+        #expect(queue.pendingBytes == 0)
+        #expect(try await queue.receive(maxBytes: 16) { _ in nil } == nil)  // no bytes to give that way
+        try await queue.append([4][...])
+        queue.close()
+        let block = try #require(await queue.nextBlock())
+        #expect(Array(block.bytes) == [4])
+    }
+}
