@@ -4,6 +4,7 @@
 // shutdown.
 
 import FixtureServer
+import Glibc
 import HTTPWireCodec
 import TestSupport
 import Testing
@@ -292,5 +293,31 @@ import Testing
             await client.shutdown()
             await #expect(throws: CancellationError.self) { _ = try await client.get("json") }
         }
+    }
+
+    @Test(
+        "shutdown returns after its idle connections are closed, not while their close is still to come",
+        .timeLimit(.scaledMinutes(1)))
+    func shutdownClosesFirst() async throws {
+        let listener = try Listener.bind()
+        let client = HTTPClient()
+        async let accepted = listener.accept(deadline: .after(.seconds(10).scaled))
+        async let response = client.get("http://127.0.0.1:\(listener.port)/")
+        let server = try await accepted
+        var request: [UInt8] = []
+        while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+            let count = try await server.read(into: &request, maxBytes: 4096, deadline: .after(.seconds(10).scaled))
+            try #require(count > 0)
+        }
+        try await server.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8), deadline: .never)
+        #expect(try await response.text == "ok")
+        await client.shutdown()
+        // On loopback a close(2) puts the FIN in the peer's queue before it returns, so the end of stream is
+        // there to read at once — with no wait — exactly when the client closed before shutdown returned.
+        var byte: UInt8 = 0
+        let received = recv(server.descriptor.rawValue, &byte, 1, Int32(MSG_DONTWAIT))
+        #expect(received == 0, "recv gave \(received), errno \(errno): the connection was still open")
+        await server.close()
+        await listener.close()
     }
 }

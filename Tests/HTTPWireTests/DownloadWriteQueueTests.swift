@@ -1,10 +1,12 @@
 // DownloadWriteQueue's lending of the filling block to a read that fills it in place (`receive`): the bytes
-// land in the block, bytes already there reach an idle writer before the lending (a hang otherwise), and a
-// read that throws gives the block back. No sockets: the reads here are closures.
+// land in the block, bytes already there reach the writer before the lending (at once when it is idle, after
+// its write when it is busy), and a read that throws gives the block back. No sockets: the reads here are
+// closures.
 
 import Testing
 
 @testable import HTTPWire
+@testable import HTTPWireTransport
 
 @Suite struct DownloadWriteQueueTests {
     @Test("a read lent the block's free end fills it in place, and the writer gets those bytes")
@@ -44,6 +46,36 @@ import Testing
         #expect(Array(block.bytes) == [7])
         queue.blockWritten(block)
         #expect(await queue.nextBlock() == nil)
+    }
+
+    @Test(
+        "a block holding bytes is never lent: with the writer busy, the read waits until those bytes are handed on",
+        .timeLimit(.scaledMinutes(1)))
+    func busyWriter() async throws {
+        let queue = DownloadWriteQueue(blockCapacity: 16)
+        try await queue.append([1][...])
+        let first = try #require(await queue.nextBlock())  // the writer holds one block
+        try await queue.append([2][...])  // the other holds a byte
+        let returned = LockedState(false)
+        let writer = Task {
+            returned.withLock { $0 = true }
+            queue.blockWritten(first)
+        }
+        // Lent at once, the block holding [2] would keep that byte from the writer for as long as this read
+        // lasts (a stalled server: forever); the read must start only after the writer handed its block back.
+        let count = try await queue.receive(maxBytes: 16) { free in
+            #expect(returned.withLock { $0 })
+            free.copyBytes(from: [3])
+            return 1
+        }
+        await writer.value
+        #expect(count == 1)
+        queue.close()
+        let second = try #require(await queue.nextBlock())
+        #expect(Array(second.bytes) == [2])
+        queue.blockWritten(second)
+        let third = try #require(await queue.nextBlock())
+        #expect(Array(third.bytes) == [3])
     }
 
     @Test("a read that throws gives the block back: nothing counted, and the queue goes on")

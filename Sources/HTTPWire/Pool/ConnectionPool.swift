@@ -49,6 +49,10 @@ package final class ConnectionPool: Sendable {
         var reaperFoundNoTimer = false
         /// Tasks waiting for shutdown to complete.
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The tasks closing connections (a TLS close_notify, then close(2)), by id, until each is done:
+        /// `shutdown()` returns only after them, so a process that exits right after it does not cut one
+        /// short.
+        var closeTasks: [PoolStateMachine.ConnectionID: Task<Void, Never>] = [:]
         /// Connections opened since the pool started (for tests and logs).
         var connectionsOpened = 0
     }
@@ -132,7 +136,8 @@ package final class ConnectionPool: Sendable {
     }
 
     /// Closes every idle connection, cancels connection attempts, fails every waiter, and returns when the
-    /// busy ones have been released. Several callers may wait; each returns once shutdown is complete.
+    /// busy ones have been released and every connection closed on the way is closed (its descriptor too).
+    /// Several callers may wait; each returns once shutdown is complete.
     package func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (actions, connecting, isDone) = state.withLock { state in
@@ -150,6 +155,8 @@ package final class ConnectionPool: Sendable {
             for task in connecting { task.cancel() }
             if isDone { continuation.resume() }
         }
+        // The connections the shutdown closed are closed by now, not just about to be.
+        for task in state.withLock({ Array($0.closeTasks.values) }) { await task.value }
     }
 
     // MARK: Waiting
@@ -257,8 +264,13 @@ package final class ConnectionPool: Sendable {
             case .cancelIdleTimeout(let timer):
                 state.withLock { _ = $0.idleDeadlines.removeValue(forKey: timer) }
             case .closeConnection(let id):
-                if let connection = state.withLock({ $0.connections.removeValue(forKey: id) }) {
-                    Task { await connection.close() }
+                state.withLock { state in
+                    guard let connection = state.connections.removeValue(forKey: id) else { return }
+                    // Started under the lock, so the entry exists before the task can remove it.
+                    state.closeTasks[id] = Task { [state = self.state] in
+                        await connection.close()
+                        state.withLock { _ = $0.closeTasks.removeValue(forKey: id) }
+                    }
                 }
             case .failLease(let request, let reason):
                 let (waiter, override) = state.withLock { state in

@@ -2,9 +2,9 @@
 // disk, so the socket and the disk work at the same time.
 // Features layer: two fixed buffers with two waiting sides; no I/O and no clock here.
 //
-// The reader copies each received slice into the filling buffer — or lends the buffer's free end to a read
-// that fills it in place (`receive(maxBytes:_:)`, TLS records decrypted straight into it) — and the writer
-// takes the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when
+// The reader copies each received slice into the filling buffer — or lends an empty buffer to a read that
+// fills it in place (`receive(maxBytes:_:)`, TLS records decrypted straight into it) — and the writer takes
+// the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when
 // the disk is slower than the network (large writes, few system calls) and shrink to single slices when
 // the network is slow (nothing waits in memory for a block to fill). A full buffer makes the reader wait,
 // which stops reading the socket — TCP backpressure — so memory is two buffers whatever the size of the
@@ -76,7 +76,7 @@ final class DownloadWriteQueue: Sendable {
         /// A filled block handed to the writer by the reader before it lent the filling one to a read; the
         /// writer takes it first. Set only while `spare` is nil.
         var ready: DownloadBlock?
-        /// Whether the filling block's free end is lent to a read: the writer must not take it meanwhile.
+        /// Whether the filling block, empty when lent, is lent to a read: the writer must not take it meanwhile.
         var isLent = false
         var isClosed = false
         var failure: HTTPWireError?
@@ -119,14 +119,15 @@ final class DownloadWriteQueue: Sendable {
         }
     }
 
-    /// Lends the free end of the filling block (at most `maxBytes`) to `read`, which writes received bytes
-    /// there in place and returns how many, or nil when it has none to give that way (the caller then reads
-    /// otherwise). Waits for room first. Bytes already in the block go to an idle writer before the lending,
-    /// so none wait for a read that may take long. Throws the writer's failure, if any, or `read`'s error.
+    /// Lends the filling block (at most `maxBytes` of it) to `read`, which writes received bytes there in
+    /// place and returns how many, or nil when it has none to give that way (the caller then reads
+    /// otherwise). A lent block is always empty: bytes already in the filling block go to the writer first —
+    /// at once when it is idle, else once it has written its block — so no byte waits on a read that may
+    /// take long (a stalled server). Throws the writer's failure, if any, or `read`'s error.
     func receive(
         maxBytes: Int, _ read: (UnsafeMutableRawBufferPointer) async throws -> Int?
     ) async throws -> Int? {
-        await waitForReader { state in state.failure != nil || state.filling.count < state.filling.capacity }
+        await waitForReader { state in state.failure != nil || state.filling.isEmpty || state.spare != nil }
         let (lent, writer, failure) = state.withLock {
             state -> (DownloadBlock?, CheckedContinuation<Void, Never>?, HTTPWireError?) in
             if let failure = state.failure { return (nil, nil, failure) }
@@ -138,6 +139,7 @@ final class DownloadWriteQueue: Sendable {
                 writer = state.writerWaiter
                 state.writerWaiter = nil
             }
+            precondition(state.filling.isEmpty, "lending a block that holds \(state.filling.count) bytes")
             state.isLent = true
             return (state.filling, writer, nil)
         }
