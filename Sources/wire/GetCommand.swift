@@ -22,6 +22,8 @@ enum GetCommand {
                 } else {
                     for url in command.urls { try await fetch(url, command, client: client, into: output) }
                 }
+                // The last bytes go out before the client closes its connections, not after.
+                try output.flush()
             }
         } catch {
             // What arrived before the failure is written out, as curl does (a truncated body shows as far
