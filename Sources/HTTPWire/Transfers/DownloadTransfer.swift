@@ -36,12 +36,15 @@ struct DownloadTransfer: Sendable {
     /// the per-call cost negligible, and larger blocks only raised peak RSS (4 MiB blocks: 20.6 MiB for a
     /// 1 GiB chunked download against 14–15 MiB; `make bench`).
     static let blockCapacity = 1 << 20
-    /// The block size for a body that arrives decrypted from TLS. It arrives no faster than the reactor
-    /// decrypts it, up to 256 KiB per read, so blocks of one read's size keep the disk as busy as 1 MiB blocks
-    /// did, for 1.5 MiB less memory: 1 GiB over HTTPS, 7 runs each, 1.44 s and 14.6 MiB peak RSS against
-    /// 1.45 s and 16.3 MiB. Plain chunked bodies keep 1 MiB: their pieces are at most a chunk (16 KiB from
-    /// the harness's server), and 256 KiB blocks made that row 28% slower (0.83 s against 0.65 s).
-    static let encryptedBlockCapacity = ConnectionReadSize.body
+    /// The block size for a body that arrives decrypted from TLS: half the plain size, for memory. Over TLS
+    /// the body is decrypted straight into the block, one read filling as much of it as the socket holds,
+    /// and each block costs a hand-off from the reader to the writer task to the disk thread and back, so
+    /// the size trades memory against those wake-ups. 1 GiB over HTTPS, alternated runs: 256 KiB blocks
+    /// 1.34 s of CPU, 1.40 s, 21,280 voluntary context switches, 14.4 MiB peak RSS; 512 KiB blocks 1.15 s,
+    /// 1.15 s, 12,873, 14.9 MiB (12 runs each); 1 MiB blocks 16.0 MiB, over the 16 MiB the benchmark rows
+    /// must stay under, and no faster in 7 runs. Plain chunked bodies keep 1 MiB: their pieces are at most a
+    /// chunk (16 KiB from the harness's server), and 256 KiB blocks made that row 28% slower.
+    static let encryptedBlockCapacity = 512 << 10
     /// The most one splice(2) round moves; the transport returns earlier when the socket runs dry.
     static let spliceBytes: Int64 = 16 << 20
     /// How long the writer lets a small first slice gather company before writing it.
