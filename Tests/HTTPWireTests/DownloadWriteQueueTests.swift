@@ -9,6 +9,17 @@ import Testing
 @testable import HTTPWireTransport
 
 @Suite struct DownloadWriteQueueTests {
+    /// Closes `queue` and takes its blocks as the writer does, expecting exactly `blocks`, in order.
+    private func expectDrained(_ queue: DownloadWriteQueue, into blocks: [[UInt8]]) async throws {
+        queue.close()
+        for expected in blocks {
+            let block = try #require(await queue.nextBlock())
+            #expect(Array(block.bytes) == expected)
+            queue.blockWritten(block)
+        }
+        #expect(await queue.nextBlock() == nil)
+    }
+
     @Test("a read lent the block's free end fills it in place, and the writer gets those bytes")
     func readsInPlace() async throws {
         let queue = DownloadWriteQueue(blockCapacity: 16)
@@ -18,11 +29,7 @@ import Testing
             return 5
         }
         #expect(count == 5)
-        queue.close()
-        let block = try #require(await queue.nextBlock())
-        #expect(Array(block.bytes) == [1, 2, 3, 4, 5])
-        queue.blockWritten(block)
-        #expect(await queue.nextBlock() == nil)
+        try await expectDrained(queue, into: [[1, 2, 3, 4, 5]])
     }
 
     @Test(
@@ -41,11 +48,7 @@ import Testing
             return 1
         }
         #expect(count == 1)
-        queue.close()
-        let block = try #require(await queue.nextBlock())
-        #expect(Array(block.bytes) == [7])
-        queue.blockWritten(block)
-        #expect(await queue.nextBlock() == nil)
+        try await expectDrained(queue, into: [[7]])
     }
 
     @Test(
@@ -70,12 +73,7 @@ import Testing
         }
         await writer.value
         #expect(count == 1)
-        queue.close()
-        let second = try #require(await queue.nextBlock())
-        #expect(Array(second.bytes) == [2])
-        queue.blockWritten(second)
-        let third = try #require(await queue.nextBlock())
-        #expect(Array(third.bytes) == [3])
+        try await expectDrained(queue, into: [[2], [3]])
     }
 
     @Test("a read that throws gives the block back: nothing counted, and the queue goes on")
@@ -91,8 +89,6 @@ import Testing
         #expect(queue.pendingBytes == 0)
         #expect(try await queue.receive(maxBytes: 16) { _ in nil } == nil)  // no bytes to give that way
         try await queue.append([4][...])
-        queue.close()
-        let block = try #require(await queue.nextBlock())
-        #expect(Array(block.bytes) == [4])
+        try await expectDrained(queue, into: [[4]])
     }
 }
