@@ -4,8 +4,8 @@
 //
 // The reader copies each received slice into the filling buffer — or lends an empty buffer to a read that
 // fills it in place (`receive(maxBytes:_:)`, TLS records decrypted straight into it) — and the writer takes
-// the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when
-// the disk is slower than the network (large writes, few system calls) and shrink to single slices when
+// the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore
+// grow by themselves when the disk is slower than the network (large writes, few system calls) and shrink to single slices when
 // the network is slow (nothing waits in memory for a block to fill). A full buffer makes the reader wait,
 // which stops reading the socket — TCP backpressure — so memory is two buffers whatever the size of the
 // download, allocated once. This file must not write files.
@@ -76,8 +76,6 @@ final class DownloadWriteQueue: Sendable {
         /// A filled block handed to the writer by the reader before it lent the filling one to a read; the
         /// writer takes it first. Set only while `spare` is nil.
         var ready: DownloadBlock?
-        /// Whether the filling block, empty when lent, is lent to a read: the writer must not take it meanwhile.
-        var isLent = false
         var isClosed = false
         var failure: HTTPWireError?
         /// The writer waiting for bytes.
@@ -139,12 +137,14 @@ final class DownloadWriteQueue: Sendable {
                 writer = state.writerWaiter
                 state.writerWaiter = nil
             }
+            // Empty, it stays out of the writer's reach until the read returns (nextBlock takes only a
+            // block holding bytes), and nothing else fills it meanwhile: this is the queue's one reader.
             precondition(state.filling.isEmpty, "lending a block that holds \(state.filling.count) bytes")
-            state.isLent = true
             return (state.filling, writer, nil)
         }
         writer?.resume()
-        guard let lent else { throw failure! }
+        if let failure { throw failure }
+        guard let lent else { preconditionFailure("no block lent and no failure") }
         let count: Int?
         do {
             count = try await read(lent.freeSpace(maxBytes: maxBytes))
@@ -160,7 +160,6 @@ final class DownloadWriteQueue: Sendable {
     private func returnLent(_ block: DownloadBlock, count: Int) {
         let writer = state.withLock { state -> CheckedContinuation<Void, Never>? in
             block.appended(count)
-            state.isLent = false
             guard !state.filling.isEmpty else { return nil }
             defer { state.writerWaiter = nil }
             return state.writerWaiter
@@ -222,7 +221,7 @@ final class DownloadWriteQueue: Sendable {
                     state.ready = nil
                     return (.block(ready), nil)
                 }
-                if !state.filling.isEmpty, !state.isLent, let spare = state.spare {
+                if !state.filling.isEmpty, let spare = state.spare {
                     let block = state.filling
                     state.filling = spare
                     state.spare = nil
@@ -244,9 +243,7 @@ final class DownloadWriteQueue: Sendable {
     func waitForBytes() async {
         await withCheckedContinuation { continuation in
             let isReadyNow = state.withLock { state in
-                if state.ready != nil || (!state.filling.isEmpty && !state.isLent) || state.isClosed
-                    || state.failure != nil
-                {
+                if state.ready != nil || !state.filling.isEmpty || state.isClosed || state.failure != nil {
                     return true
                 }
                 state.writerWaiter = continuation
