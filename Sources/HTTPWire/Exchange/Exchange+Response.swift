@@ -5,9 +5,10 @@
 // end of the body the machine decides the connection's fate with the decoder's verdict. Two fast paths skip
 // user space for a plain-HTTP body with a Content-Length: splice(2) into a download's file, and recv(2) with
 // MSG_TRUNC to drop a body nobody wants; a third reads such a body, over TLS too, straight into memory the
-// caller lends (a download's write block), past the receive buffer. Every failure — while sending, waiting for the head or reading the
-// body — is turned into what the caller sees in one place, `failure(_:phase:responseBytes:)`, which also asks
-// the machine whether the request is sent again on a new connection.
+// caller lends (a download's write block), past the receive buffer. Every failure — while sending, waiting
+// for the head or reading the body — is turned into what the caller sees in one place,
+// `failure(_:phase:responseBytes:)`, which also asks the machine whether the request is sent again on a new
+// connection.
 
 import HTTPWireCodec
 import HTTPWireTransport
@@ -67,9 +68,7 @@ extension Exchange {
     /// out of it — when no body byte is buffered. Returns nil when that does not apply (use
     /// ``nextBodyPiece()``), else the bytes read.
     func readBody(into destination: UnsafeMutableRawBufferPointer) async throws -> Int? {
-        guard !isResponseFinished, let remaining = decoder.identityBodyBytesRemaining, remaining > 0,
-            !destination.isEmpty
-        else { return nil }
+        guard let remaining = unbufferedBodyBytesRemaining, !destination.isEmpty else { return nil }
         let wanted = Int(min(remaining, Int64(destination.count)))
         let count: Int
         do {
@@ -99,9 +98,14 @@ extension Exchange {
 
     /// Body bytes that may move past the decoder now: plain TCP, a Content-Length body, nothing buffered.
     private var outOfBandBytesRemaining: Int64? {
-        guard !isResponseFinished, connection.isPlainTCP, let remaining = decoder.identityBodyBytesRemaining,
-            remaining > 0
-        else { return nil }
+        connection.isPlainTCP ? unbufferedBodyBytesRemaining : nil
+    }
+
+    /// What is left of a Content-Length body none of whose bytes are buffered; nil otherwise or at its end.
+    private var unbufferedBodyBytesRemaining: Int64? {
+        guard !isResponseFinished, let remaining = decoder.identityBodyBytesRemaining, remaining > 0 else {
+            return nil
+        }
         return remaining
     }
 

@@ -5,10 +5,10 @@
 // The reader copies each received slice into the filling buffer — or lends an empty buffer to a read that
 // fills it in place (`receive(maxBytes:_:)`, TLS records decrypted straight into it) — and the writer takes
 // the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore
-// grow by themselves when the disk is slower than the network (large writes, few system calls) and shrink to single slices when
-// the network is slow (nothing waits in memory for a block to fill). A full buffer makes the reader wait,
-// which stops reading the socket — TCP backpressure — so memory is two buffers whatever the size of the
-// download, allocated once. This file must not write files.
+// grow by themselves when the disk is slower than the network (large writes, few system calls) and shrink
+// to single slices when the network is slow (nothing waits in memory for a block to fill). A full buffer
+// makes the reader wait, which stops reading the socket — TCP backpressure — so memory is two buffers
+// whatever the size of the download, allocated once. This file must not write files.
 
 import HTTPWireTransport
 
