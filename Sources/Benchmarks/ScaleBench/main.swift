@@ -7,8 +7,12 @@
 //   - requests per second with N GETs kept in flight over the N connections for a few seconds;
 //   - the reactor's loop latency during that run: a timer due every 10 ms, and how late each one fires.
 //
-//   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]
+//   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000] [--ceiling R1,R2,R3]
 //
+// `--ceiling` takes the server's own rate at each N, one per count (`make bench-scale` measures it with
+// `wrk -t1 -cN` just before): the table then shows the client's rate as a share of it, and how that share
+// holds from the first N to the last, so a drop that is the server's and the kernel's is told apart from
+// one that is the client's.
 // URL is a small static file on a server that keeps 10,000 connections alive (Fixtures/nginx/nginx-scale.sh).
 // Every phase checks what it got (status 200, a non-empty body, N connections opened) and exits non-zero on a
 // mismatch, so a fast but wrong run is a failure, not a good number.
@@ -198,7 +202,8 @@ func loadAverage() -> String {
 
 func run(_ arguments: [String]) async throws {
     guard let url = arguments.first, url.hasPrefix("http") else {
-        throw BenchFailure(description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]")
+        throw BenchFailure(
+            description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000] [--ceiling R1,R2,R3]")
     }
     var seconds = 5.0
     var counts = [100, 1000, 10000]
@@ -212,6 +217,13 @@ func run(_ arguments: [String]) async throws {
     if let index = arguments.firstIndex(of: "--counts"), index + 1 < arguments.count {
         counts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
+    var ceilings: [Double] = []
+    if let index = arguments.firstIndex(of: "--ceiling"), index + 1 < arguments.count {
+        ceilings = arguments[index + 1].split(separator: ",").compactMap { Double($0) }
+        guard ceilings.count == counts.count else {
+            throw BenchFailure(description: "--ceiling needs one rate per count (\(counts.count))")
+        }
+    }
     let limit = raiseDescriptorLimit()
     print("ScaleBench: \(url), descriptor limit \(limit), \(seconds) s per run, load average \(loadAverage())")
 
@@ -224,15 +236,16 @@ func run(_ arguments: [String]) async throws {
     for _ in 0..<max(1, roundCount) {
         rounds.append(try await counts.asyncMap { try await measure(url: url, connections: $0, seconds: seconds) })
     }
+    let ceilingHeader = ceilings.isEmpty ? "" : " server ceiling (wrk) | vs first | client ÷ ceiling | vs first |"
     print(
         "| connections | open (s) | RSS per idle connection (round 1) | requests/s (min–max) "
-            + "| vs first | loop late p50 | p99 | max |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+            + "| vs first | loop late p50 | p99 | max |" + ceilingHeader)
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|" + (ceilings.isEmpty ? "" : "---:|---:|---:|---:|"))
     let base = median(rounds.map { $0[0].requestsPerSecond })
     for (column, n) in counts.enumerated() {
         let rows = rounds.map { $0[column] }
         let rates = rows.map(\.requestsPerSecond)
-        let cells = [
+        var cells = [
             String(n),
             format(median(rows.map(\.openSeconds)), decimals: 2, width: 0),
             format(rows[0].bytesPerIdleConnection / 1024, decimals: 1, width: 0) + " KiB",
@@ -243,6 +256,16 @@ func run(_ arguments: [String]) async throws {
             format(median(rows.map(\.latency.p99Milliseconds)), decimals: 2, width: 0) + " ms",
             format(rows.map(\.latency.maxMilliseconds).max() ?? 0, decimals: 2, width: 0) + " ms",
         ]
+        if !ceilings.isEmpty {
+            let share = median(rates) / ceilings[column]
+            let firstShare = base / ceilings[0]
+            cells += [
+                format(ceilings[column], decimals: 0, width: 0),
+                format(ceilings[column] / ceilings[0], decimals: 2, width: 0) + "×",
+                format(share, decimals: 2, width: 0),
+                format(share / firstShare, decimals: 2, width: 0) + "×",
+            ]
+        }
         print("| " + cells.joined(separator: " | ") + " |")
     }
     print(
