@@ -203,7 +203,8 @@ func loadAverage() -> String {
 func run(_ arguments: [String]) async throws {
     guard let url = arguments.first, url.hasPrefix("http") else {
         throw BenchFailure(
-            description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000] [--ceiling R1,R2,R3]")
+            description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]"
+                + " [--ceiling R1,R2,R3]")
     }
     var seconds = 5.0
     var counts = [100, 1000, 10000]
