@@ -27,6 +27,7 @@ import Testing
 /// @Test("a body that stalls is timedOut(.body)", .timeLimit(.scaledMinutes(1)))
 /// ...
 /// let client = ClientFixture.client(for: server) { $0.timeouts.idle = .seconds(3).scaled }
+/// await #expect(throws: HTTPWireError.self) { try await client.get(server.url("/stall")) }
 /// ```
 public enum TestTime {
     /// The name of the environment variable that sets ``scale``.

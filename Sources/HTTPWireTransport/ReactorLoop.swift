@@ -1,0 +1,173 @@
+// ReactorLoop: the reactor thread's tables — operations parked per descriptor, the epoll registrations
+// and the deadline heap (transport layer).
+//
+// Split from Reactor.swift along the seam between the two sides of the loop: `Reactor` is what other
+// threads and tasks call (the inbox, submitting, the TaskExecutor), this is what only the reactor thread
+// touches, between two `epoll_wait`s, so it needs no lock. A parked operation is attempted again when its
+// descriptor's edge arrives or a deadline passes. This file must not know about TLS, HTTP or addresses.
+
+import CSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The reactor thread's own state: who waits on which descriptor, and the deadlines.
+final class ReactorLoop {
+    let epollDescriptor: Int32
+    let wakeDescriptor: Int32
+    /// Operations parked until their descriptor is ready, by descriptor number.
+    private var waiting: [Int32: [AnyReactorOperation]] = [:]
+    /// The descriptors in the epoll set, by number: an edge reported while nothing waits is noted on its
+    /// descriptor (`hasUnclaimedReadiness`).
+    private var registered: [Int32: FileDescriptor] = [:]
+    private var deadlines = DeadlineHeap()
+
+    init(epollDescriptor: Int32, wakeDescriptor: Int32) {
+        self.epollDescriptor = epollDescriptor
+        self.wakeDescriptor = wakeDescriptor
+    }
+
+    func submit(_ operation: AnyReactorOperation) {
+        guard admit(operation) else { return }
+        if operation.startsAwaitingReadable, let descriptor = operation.descriptor,
+            !descriptor.isRegisteredWithReactor || !descriptor.hasUnclaimedReadiness
+        {
+            // See `Reactor.performAwaitingReadable`: no edge has been taken and left unused, so the next
+            // one (or the registration's report of the present state) says when there is something to read.
+            park(operation, until: .readable)
+            return
+        }
+        guard let interest = operation.attempt() else { return }
+        park(operation, until: interest)
+    }
+
+    /// Parks an operation whose first attempt the caller made on this thread and which would block.
+    func park(attempted operation: AnyReactorOperation, until interest: Interest) {
+        guard admit(operation) else { return }
+        park(operation, until: interest)
+    }
+
+    /// Whether a newly submitted operation may run; false after failing it when cancellation overtook it
+    /// (its descriptor closes, as for any cancel) or its descriptor is already closed.
+    private func admit(_ operation: AnyReactorOperation) -> Bool {
+        if operation.isCancelRequested {
+            fail(operation, with: CancellationError())
+            return false
+        }
+        if let descriptor = operation.descriptor, !descriptor.isOpen {
+            operation.fail(CancellationError())
+            return false
+        }
+        return true
+    }
+
+    func cancel(_ operation: AnyReactorOperation) {
+        switch operation.state {
+        case .created: operation.isCancelRequested = true
+        case .waiting: fail(operation, with: CancellationError())
+        case .finished: break
+        }
+    }
+
+    /// Ends a waiting operation: closes its descriptor (failing every operation on it) and resumes it.
+    private func fail(_ operation: AnyReactorOperation, with error: any Error) {
+        if let descriptor = operation.descriptor { close(descriptor, failing: error) }
+        operation.fail(error)
+    }
+
+    private func park(_ operation: AnyReactorOperation, until interest: Interest) {
+        operation.state = .waiting(interest)
+        // Parked for input after an attempt met EAGAIN (or, awaiting readable, with no edge left unused):
+        // whatever arrives from now on raises a new edge.
+        if interest == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
+        if operation.deadline.hasPassed {
+            expire(operation)
+            return
+        }
+        if let descriptor = operation.descriptor {
+            if interest != .deadlineOnly && !descriptor.isRegisteredWithReactor {
+                var event = epoll_event()
+                event.events = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+                event.data.fd = descriptor.rawValue
+                do {
+                    _ = try Syscall.runOnce("epoll_ctl") {
+                        epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor.rawValue, &event)
+                    }
+                } catch {
+                    operation.fail(error)
+                    return
+                }
+                descriptor.isRegisteredWithReactor = true
+                registered[descriptor.rawValue] = descriptor
+            }
+            waiting[descriptor.rawValue, default: []].append(operation)
+        }
+        if !operation.deadline.isNever { deadlines.push(operation) }
+    }
+
+    func descriptorBecameReady(_ number: Int32, events: UInt32) {
+        let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        let readable = failed || events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0
+        let writable = failed || events & EPOLLOUT.rawValue != 0
+        guard var operations = waiting.removeValue(forKey: number) else {
+            // Nobody reads now: the edge is spent, so remember that input (or the end) may be waiting.
+            if readable { registered[number]?.hasUnclaimedReadiness = true }
+            return
+        }
+        var isReadingClaimed = false
+        operations.removeAll { operation in
+            guard case .waiting(let interest) = operation.state else { return true }
+            let isReady: Bool
+            switch interest {
+            case .readable:
+                isReady = readable
+                isReadingClaimed = isReadingClaimed || readable
+            case .writable: isReady = writable
+            case .deadlineOnly: isReady = false
+            }
+            guard isReady else { return false }
+            guard let next = operation.attempt() else { return true }
+            operation.state = .waiting(next)
+            if next == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
+            return false
+        }
+        if readable && !isReadingClaimed { registered[number]?.hasUnclaimedReadiness = true }
+        if !operations.isEmpty {
+            if let arrived = waiting[number] { operations.append(contentsOf: arrived) }
+            waiting[number] = operations
+        }
+    }
+
+    /// Fails what waits on `descriptor` with `error`, removes it from epoll and closes it.
+    func close(_ descriptor: FileDescriptor, failing error: any Error) {
+        let number = descriptor.rawValue
+        guard number >= 0 else { return }
+        let operations = waiting.removeValue(forKey: number) ?? []
+        if descriptor.isRegisteredWithReactor {
+            _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, number, nil)
+            descriptor.isRegisteredWithReactor = false
+            if registered[number] === descriptor { registered[number] = nil }
+        }
+        descriptor.close()
+        for operation in operations { operation.fail(error) }
+    }
+
+    func millisecondsUntilNextDeadline() -> Int32 {
+        deadlines.earliest()?.millisecondsRemaining() ?? -1
+    }
+
+    func expireDeadlines() {
+        let now = Deadline.nowNanoseconds()
+        while let operation = deadlines.popExpired(now: now) {
+            expire(operation)
+        }
+    }
+
+    /// The operation's deadline passed: a wait on a descriptor fails with `TransportError.timedOut` (the
+    /// descriptor is closed, failing its other operations too); a timer or sleep gets its deadline event.
+    private func expire(_ operation: AnyReactorOperation) {
+        if let descriptor = operation.descriptor { close(descriptor, failing: TransportError.timedOut) }
+        operation.deadlinePassed()
+    }
+}
