@@ -145,12 +145,7 @@ api: deps
 ## Needs curl, time (peak RSS of each child), libcurl4-openssl-dev (URLSession links libcurl statically) and
 ## wrk (the request-rate rows' reference: the most nginx answers on this machine).
 ## The 10,000-connection figures (memory per idle connection, loop latency) are `make bench-scale`.
-bench: deps
-	@for p in curl time libcurl4-openssl-dev wrk; do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
-	    if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null || exit 1; \
-	    else echo "make: run: sudo apt-get install -y $$p"; exit 1; fi; }; \
-	done
+bench: deps bench-deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product wire
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product BenchServer
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product WireBench
@@ -162,21 +157,30 @@ bench: deps
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/segments.sh
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/rate-limit.sh
 
-## bench-scale: one client holding 100, 1,000 and 10,000 kept-alive connections to loopback nginx: memory per
-## idle connection, requests/s with N in flight, the reactor's loop latency (release build, not a test). wrk
-## -t1 -cN against the same nginx just before gives the server's ceiling at each N, which the table divides by.
+## bench-deps: what the benchmarks run beside HTTPWire, installed when missing (as root; else it says how).
+.PHONY: bench-deps
+bench-deps:
+	@for p in curl time libcurl4-openssl-dev wrk; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || { \
+	    if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null || exit 1; \
+	    else echo "make: run: sudo apt-get install -y $$p"; exit 1; fi; }; \
+	done
+
+## bench-scale: one client holding SCALE_COUNTS kept-alive connections to loopback nginx: memory per idle
+## connection, requests/s with N in flight, the reactor's loop latency (release build, not a test). wrk -t1 -cN
+## against the same nginx just before gives the server's ceiling at each N, which the table divides by.
+SCALE_COUNTS ?= 100 1000 10000
 .PHONY: bench-scale
-bench-scale: deps
-	@dpkg-query -W -f='$${Status}' wrk 2>/dev/null | grep -q 'install ok installed' || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null || exit 1; \
-	  else echo "make: run: sudo apt-get install -y wrk"; exit 1; fi; }
+bench-scale: deps bench-deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product ScaleBench
 	@dir=$$(mktemp -d); trap 'bash Fixtures/nginx/nginx-scale.sh stop '$$dir'; rm -rf '$$dir EXIT; \
 	  port=$$(bash Fixtures/nginx/nginx-scale.sh start $$dir) && ulimit -n $$(ulimit -Hn) && \
-	  ceiling=$$(for n in 100 1000 10000; do \
-	    wrk -t1 -c$$n -d5s http://127.0.0.1:$$port/small | awk '/^Requests\/sec:/ {printf "%d", $$2}'; \
-	    [ $$n = 10000 ] || printf ,; done) && echo "wrk -t1 -cN, N = 100,1000,10000: $$ceiling req/s" && \
-	  $$($(SWIFT) build $(RELEASE) --show-bin-path)/ScaleBench http://127.0.0.1:$$port/small --ceiling $$ceiling
+	  counts=$$(echo $(SCALE_COUNTS) | tr ' ' ,) && \
+	  ceiling=$$(for n in $(SCALE_COUNTS); do \
+	    wrk -t1 -c$$n -d5s http://127.0.0.1:$$port/small | awk '/^Requests\/sec:/ {print int($$2)}'; \
+	    done | paste -sd,) && echo "wrk -t1 -cN, N = $$counts: $$ceiling req/s" && \
+	  $$($(SWIFT) build $(RELEASE) --show-bin-path)/ScaleBench http://127.0.0.1:$$port/small \
+	    --counts $$counts --ceiling $$ceiling
 
 clean:
 	rm -rf .build

@@ -243,6 +243,7 @@ func run(_ arguments: [String]) async throws {
             + "| vs first | loop late p50 | p99 | max |" + ceilingHeader)
     print("|---:|---:|---:|---:|---:|---:|---:|---:|" + (ceilings.isEmpty ? "" : "---:|---:|---:|---:|"))
     let base = median(rounds.map { $0[0].requestsPerSecond })
+    let firstShare = ceilings.first.map { base / $0 } ?? 0
     for (column, n) in counts.enumerated() {
         let rows = rounds.map { $0[column] }
         let rates = rows.map(\.requestsPerSecond)
@@ -259,7 +260,6 @@ func run(_ arguments: [String]) async throws {
         ]
         if !ceilings.isEmpty {
             let share = median(rates) / ceilings[column]
-            let firstShare = base / ceilings[0]
             cells += [
                 format(ceilings[column], decimals: 0, width: 0),
                 format(ceilings[column] / ceilings[0], decimals: 2, width: 0) + "×",
