@@ -4,15 +4,19 @@
 // timer to see how late the reactor's loop runs under the load. It measures, for each N:
 //   - memory per idle connection: VmRSS after N connections are open and idle, minus VmRSS before, over N
 //     (both after malloc_trim(0), so memory the allocator merely kept from the opening burst is not counted);
-//   - requests per second with N GETs kept in flight over the N connections for a few seconds;
+//   - requests per second with N GETs kept in flight over the N connections for a few seconds, and the
+//     process's CPU time (getrusage) inside that window per GET: the client's own cost, which the rate
+//     mixes with the server's share of the same two cores;
 //   - the reactor's loop latency during that run: a timer due every 10 ms, and how late each one fires.
 //
 //   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000] [--ceiling R1,R2,R3]
+//              [--ceiling-cpu C1,C2,C3]
 //
 // `--ceiling` takes the server's own rate at each N, one per count (`make bench-scale` measures it with
 // `wrk -t1 -cN` just before): the table then shows the client's rate as a share of it, and how that share
 // holds from the first N to the last, so a drop that is the server's and the kernel's is told apart from
-// one that is the client's.
+// one that is the client's. `--ceiling-cpu` takes wrk's own CPU per request (µs) at each N: how much of the
+// client's growing cost per request any client on this kernel pays (its sockets, wake-ups and caches).
 // URL is a small static file on a server that keeps 10,000 connections alive (Fixtures/nginx/nginx-scale.sh).
 // Every phase checks what it got (status 200, a non-empty body, N connections opened) and exits non-zero on a
 // mismatch, so a fast but wrong run is a failure, not a good number.
@@ -33,7 +37,19 @@ struct ScaleRow {
     var openSeconds: Double
     var bytesPerIdleConnection: Double
     var requestsPerSecond: Double
+    /// The process's CPU time (user + system, all threads) inside the request window over the GETs that
+    /// ended in it: the client's own cost per request, which the server's share of the two cores does not
+    /// move the way it moves the rate.
+    var cpuMicrosecondsPerRequest: Double
     var latency: LoopLatency.Summary
+}
+
+/// The process's CPU time so far (user + system, every thread), in microseconds.
+func processCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
 }
 
 /// Raises the soft descriptor limit to the hard one (10,000 sockets need more than the usual 1,024).
@@ -132,10 +148,13 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
     // inside the window count, over the window's length: the drain after it (the runtime removes a finished
     // child from a task group in O(children), so 10,000 children take a while to collect) is not measured.
     let latency = LoopLatency(period: .milliseconds(10))
+    let cpuStart = processCPUMicroseconds()
+    // Read by the first task that sees the window closed, so the drain after it is not in the figure.
+    let cpuAtEnd = LockedState<Double?>(nil)
     let runStart = Deadline.nowNanoseconds()
     let end = Deadline(uptimeNanoseconds: runStart + UInt64(seconds * 1e9))
     latency.start()
-    let completed = try await withThrowingTaskGroup(of: Int.self) { group in
+    let (completed, cpuMicroseconds) = try await withThrowingTaskGroup(of: Int.self) { group in
         for _ in 0..<n {
             group.addTask {
                 var count = 0
@@ -143,10 +162,12 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
                     try await checkedGet(client, url)
                     if !end.hasPassed { count += 1 }
                 }
+                cpuAtEnd.withLock { if $0 == nil { $0 = processCPUMicroseconds() } }
                 return count
             }
         }
-        return try await group.reduce(0, +)
+        let completed = try await group.reduce(0, +)
+        return (completed, (cpuAtEnd.withLock { $0 } ?? processCPUMicroseconds()) - cpuStart)
     }
     let summary = latency.stop()
     let runSeconds = seconds
@@ -157,7 +178,8 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
     return ScaleRow(
         connections: n, opened: opened, openSeconds: openSeconds,
         bytesPerIdleConnection: Double(idle - before) / Double(n),
-        requestsPerSecond: Double(completed) / runSeconds, latency: summary)
+        requestsPerSecond: Double(completed) / runSeconds,
+        cpuMicrosecondsPerRequest: cpuMicroseconds / Double(max(1, completed)), latency: summary)
 }
 
 /// `value` with `decimals` digits after the point, right-aligned in `width`.
@@ -204,7 +226,7 @@ func run(_ arguments: [String]) async throws {
     guard let url = arguments.first, url.hasPrefix("http") else {
         throw BenchFailure(
             description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]"
-                + " [--ceiling R1,R2,R3]")
+                + " [--ceiling R1,R2,R3] [--ceiling-cpu C1,C2,C3]")
     }
     var seconds = 5.0
     var counts = [100, 1000, 10000]
@@ -218,13 +240,17 @@ func run(_ arguments: [String]) async throws {
     if let index = arguments.firstIndex(of: "--counts"), index + 1 < arguments.count {
         counts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
-    var ceilings: [Double] = []
-    if let index = arguments.firstIndex(of: "--ceiling"), index + 1 < arguments.count {
-        ceilings = arguments[index + 1].split(separator: ",").compactMap { Double($0) }
-        guard ceilings.count == counts.count else {
-            throw BenchFailure(description: "--ceiling needs one rate per count (\(counts.count))")
+    /// A comma-separated list of numbers after `option`, one per count, or [] when the option is absent.
+    func perCount(_ option: String) throws -> [Double] {
+        guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else { return [] }
+        let values = arguments[index + 1].split(separator: ",").compactMap { Double($0) }
+        guard values.count == counts.count else {
+            throw BenchFailure(description: "\(option) needs one value per count (\(counts.count))")
         }
+        return values
     }
+    let ceilings = try perCount("--ceiling")
+    let ceilingCPU = try perCount("--ceiling-cpu")
     let limit = raiseDescriptorLimit()
     print("ScaleBench: \(url), descriptor limit \(limit), \(seconds) s per run, load average \(loadAverage())")
 
@@ -237,13 +263,17 @@ func run(_ arguments: [String]) async throws {
     for _ in 0..<max(1, roundCount) {
         rounds.append(try await counts.asyncMap { try await measure(url: url, connections: $0, seconds: seconds) })
     }
-    let ceilingHeader = ceilings.isEmpty ? "" : " server ceiling (wrk) | vs first | client ÷ ceiling | vs first |"
+    var ceilingHeader = ceilings.isEmpty ? "" : " server ceiling (wrk) | vs first | client ÷ ceiling | vs first |"
+    if !ceilingCPU.isEmpty { ceilingHeader += " client CPU vs first | wrk CPU per request | vs first |" }
     print(
         "| connections | open (s) | RSS per idle connection (round 1) | requests/s (min–max) "
-            + "| vs first | loop late p50 | p99 | max |" + ceilingHeader)
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|" + (ceilings.isEmpty ? "" : "---:|---:|---:|---:|"))
+            + "| vs first | client CPU per request | loop late p50 | p99 | max |" + ceilingHeader)
+    print(
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (ceilings.isEmpty ? "" : "---:|---:|---:|---:|")
+            + (ceilingCPU.isEmpty ? "" : "---:|---:|---:|"))
     let base = median(rounds.map { $0[0].requestsPerSecond })
     let firstShare = ceilings.first.map { base / $0 } ?? 0
+    let baseCPU = median(rounds.map { $0[0].cpuMicrosecondsPerRequest })
     for (column, n) in counts.enumerated() {
         let rows = rounds.map { $0[column] }
         let rates = rows.map(\.requestsPerSecond)
@@ -254,6 +284,7 @@ func run(_ arguments: [String]) async throws {
             format(median(rates), decimals: 0, width: 0) + " (" + format(rates.min() ?? 0, decimals: 0, width: 0)
                 + "–" + format(rates.max() ?? 0, decimals: 0, width: 0) + ")",
             format(median(rates) / base, decimals: 2, width: 0) + "×",
+            format(median(rows.map(\.cpuMicrosecondsPerRequest)), decimals: 1, width: 0) + " µs",
             format(median(rows.map(\.latency.p50Milliseconds)), decimals: 2, width: 0) + " ms",
             format(median(rows.map(\.latency.p99Milliseconds)), decimals: 2, width: 0) + " ms",
             format(rows.map(\.latency.maxMilliseconds).max() ?? 0, decimals: 2, width: 0) + " ms",
@@ -265,6 +296,13 @@ func run(_ arguments: [String]) async throws {
                 format(ceilings[column] / ceilings[0], decimals: 2, width: 0) + "×",
                 format(share, decimals: 2, width: 0),
                 format(share / firstShare, decimals: 2, width: 0) + "×",
+            ]
+        }
+        if !ceilingCPU.isEmpty {
+            cells += [
+                format(median(rows.map(\.cpuMicrosecondsPerRequest)) / baseCPU, decimals: 2, width: 0) + "×",
+                format(ceilingCPU[column], decimals: 1, width: 0) + " µs",
+                format(ceilingCPU[column] / ceilingCPU[0], decimals: 2, width: 0) + "×",
             ]
         }
         print("| " + cells.joined(separator: " | ") + " |")
