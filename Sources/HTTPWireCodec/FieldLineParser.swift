@@ -29,13 +29,31 @@ struct ParsedFields: Sendable {
     var transferEncoding: [String] = []
     /// Values of every `Connection` field, in order (RFC 9110 §7.6.1).
     var connection: [String] = []
+
+    /// Collects the value of a framing field.
+    mutating func append(_ value: String, to kind: FieldLineParser.FramingName) {
+        switch kind {
+        case .contentLength: contentLength.append(value)
+        case .transferEncoding: transferEncoding.append(value)
+        case .connection: connection.append(value)
+        }
+    }
+
+    /// Replaces the last collected value of `kind` (its line was continued by an obs-fold).
+    mutating func replaceLastValue(of kind: FieldLineParser.FramingName, with value: String) {
+        switch kind {
+        case .contentLength: contentLength[contentLength.count - 1] = value
+        case .transferEncoding: transferEncoding[transferEncoding.count - 1] = value
+        case .connection: connection[connection.count - 1] = value
+        }
+    }
 }
 
 /// Parses field lines. Stateless: the caller hands it a whole block.
 enum FieldLineParser {
     /// The field names the framing decision looks at, recognised while parsing so the decoders never
     /// search the field list again.
-    private enum FramingName {
+    enum FramingName {
         case contentLength, transferEncoding, connection
     }
 
@@ -51,7 +69,11 @@ enum FieldLineParser {
         }
         var list: [HTTPField] = []
         list.reserveCapacity(lineCount)
-        var framing: [(FramingName, Int)] = []
+        var parsed = ParsedFields(fields: HTTPFields())
+        // The framing fields' values are collected as the lines go by (no second search, no list of
+        // indices to allocate); `lastFraming` says which of them the latest line was, so an obs-fold
+        // continuation of that line reaches its collected value too.
+        var lastFraming: FramingName?
         var lineStart = 0
         while lineStart < bytes.count {
             var lineFeed = lineStart
@@ -69,22 +91,17 @@ enum FieldLineParser {
                 if !continuation.isEmpty {
                     let last = list.count - 1
                     list[last].value = list[last].value.isEmpty ? continuation : list[last].value + " " + continuation
+                    if let kind = lastFraming { parsed.replaceLastValue(of: kind, with: list[last].value) }
                 }
             } else {
                 let field = try parseLine(bytes, lineStart, lineEnd)
-                if let name = framingName(bytes, lineStart, field.nameEnd) { framing.append((name, list.count)) }
+                lastFraming = framingName(bytes, lineStart, field.nameEnd)
+                if let kind = lastFraming { parsed.append(field.field.value, to: kind) }
                 list.append(field.field)
             }
             lineStart = lineFeed + 1
         }
-        var parsed = ParsedFields(fields: HTTPFields(list))
-        for (name, index) in framing {
-            switch name {
-            case .contentLength: parsed.contentLength.append(list[index].value)
-            case .transferEncoding: parsed.transferEncoding.append(list[index].value)
-            case .connection: parsed.connection.append(list[index].value)
-            }
-        }
+        parsed.fields = HTTPFields(list)
         return parsed
     }
 

@@ -37,6 +37,9 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// Fields from a list, order kept.
     public init(_ fields: [HTTPField]) { storage = fields }
 
+    /// Makes room for `count` fields in all, so that appending up to that many allocates once.
+    package mutating func reserveCapacity(_ count: Int) { storage.reserveCapacity(count) }
+
     /// Fields from a literal such as `["Accept": "text/plain"]`, in the order written.
     public init(dictionaryLiteral elements: (String, String)...) {
         storage = elements.map { HTTPField(name: $0.0, value: $0.1) }

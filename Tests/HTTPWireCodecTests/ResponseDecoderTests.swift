@@ -67,6 +67,21 @@ import Testing
         #expect(outcome.head?.fields.count == 2)
     }
 
+    @Test("a folded framing field is framed by its whole value (RFC 9112 §5.2, §6.1)")
+    func obsFoldedFraming() throws {
+        // An empty Transfer-Encoding line alone names no coding; its continuation names chunked.
+        let chunked = decode(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding:\r\n chunked\r\nConnection: keep-alive,\r\n\tclose\r\n\r\n"
+                + "3\r\nabc\r\n0\r\n\r\n")
+        #expect(chunked.error == nil)
+        #expect(chunked.framing == .chunked)
+        #expect(chunked.body == Array("abc".utf8))
+        #expect(!chunked.isKeepAlive, "the folded `close` must reach the keep-alive decision")
+        // A Content-Length continued into a second number is invalid, as the joined value `1 0` is.
+        let split = decode("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n 0\r\n\r\n0123456789")
+        #expect(split.error != nil)
+    }
+
     @Test("decodes obs-text in values with replacement characters")
     func obsText() throws {
         var bytes = Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8)

@@ -19,7 +19,9 @@ extension Exchange {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         // RFC 9112 §3.2: Host first, from the URL being requested (it changes with a redirect).
-        var fields: HTTPFields = ["Host": request.url.hostFieldValue]
+        var fields = HTTPFields()
+        fields.reserveCapacity(request.fields.count + 2)  // one allocation: Host, the fields, a proxy's
+        fields.append(name: "Host", value: request.url.hostFieldValue)
         for field in request.fields { fields.append(field) }
         // RFC 9112 §3.2.2: to a proxy that forwards the request, the target is the absolute URL, and its
         // credentials (RFC 9110 §11.7.2) go with it; the proxy removes them before passing the request on.
