@@ -99,7 +99,7 @@ extension BodyFraming {
     /// RFC 9112 §6.3 rule 5 with RFC 9110 §8.6: every Content-Length value (a field may hold a list such
     /// as "5, 5" after a hop combined duplicates) must be decimal digits and all must be the same number.
     /// Leading zeros are accepted ("007" is 7). Returns nil when there is no Content-Length field.
-    static func contentLength(_ values: [String]) throws(CodecError) -> Int64? {
+    static func contentLength(_ values: some Collection<String>) throws(CodecError) -> Int64? {
         guard !values.isEmpty else { return nil }
         var agreed: Int64?
         var isConflicting = false
@@ -116,7 +116,7 @@ extension BodyFraming {
             // A value that is not a number is reported before a disagreement between numbers.
             if !isValid { throw .invalidContentLength(value) }
         }
-        if isConflicting { throw .conflictingContentLength(values) }
+        if isConflicting { throw .conflictingContentLength(Array(values)) }
         return agreed
     }
 

@@ -24,11 +24,11 @@ struct ParsedFields: Sendable {
     /// Every field in order.
     var fields: HTTPFields
     /// Values of every `Content-Length` field, in order (RFC 9110 §8.6).
-    var contentLength: [String] = []
+    var contentLength = FieldValues()
     /// Values of every `Transfer-Encoding` field, in order (RFC 9112 §6.1).
-    var transferEncoding: [String] = []
+    var transferEncoding = FieldValues()
     /// Values of every `Connection` field, in order (RFC 9110 §7.6.1).
-    var connection: [String] = []
+    var connection = FieldValues()
 
     /// Collects the value of a framing field.
     mutating func append(_ value: String, to kind: FieldLineParser.FramingName) {
@@ -42,10 +42,38 @@ struct ParsedFields: Sendable {
     /// Replaces the last collected value of `kind` (its line was continued by an obs-fold).
     mutating func replaceLastValue(of kind: FieldLineParser.FramingName, with value: String) {
         switch kind {
-        case .contentLength: contentLength[contentLength.count - 1] = value
-        case .transferEncoding: transferEncoding[transferEncoding.count - 1] = value
-        case .connection: connection[connection.count - 1] = value
+        case .contentLength: contentLength.replaceLast(with: value)
+        case .transferEncoding: transferEncoding.replaceLast(with: value)
+        case .connection: connection.replaceLast(with: value)
         }
+    }
+}
+
+/// The values of one framing field, in order. Nearly every message has at most one of each, so the first
+/// value is stored inline and only a second one allocates: an array per field name would cost an allocation
+/// per response for `Content-Length` and another for `Connection`.
+struct FieldValues: RandomAccessCollection, Sendable {
+    private var first: String?
+    private var more: [String] = []
+
+    /// No values.
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { first == nil ? 0 : 1 + more.count }
+    subscript(position: Int) -> String {
+        precondition(position >= 0 && position < endIndex, "value \(position) of \(endIndex)")
+        return position == 0 ? first! : more[position - 1]
+    }
+
+    /// Adds a value at the end.
+    mutating func append(_ value: String) {
+        if first == nil { first = value } else { more.append(value) }
+    }
+
+    /// Replaces the last value; there must be one.
+    mutating func replaceLast(with value: String) {
+        if more.isEmpty { first = value } else { more[more.count - 1] = value }
     }
 }
 

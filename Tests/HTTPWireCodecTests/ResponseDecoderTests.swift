@@ -80,6 +80,9 @@ import Testing
         // A Content-Length continued into a second number is invalid, as the joined value `1 0` is.
         let split = decode("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n 0\r\n\r\n0123456789")
         #expect(split.error != nil)
+        // A second Content-Length whose number is on its continuation line still conflicts with the first.
+        let second = decode("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length:\r\n 6\r\n\r\n01234")
+        #expect(second.error == .conflictingContentLength(["5", "6"]))
     }
 
     @Test("decodes obs-text in values with replacement characters")
