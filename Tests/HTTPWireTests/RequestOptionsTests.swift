@@ -140,4 +140,33 @@ import Testing
         #expect(effective.retry == .idempotent)
         #expect(effective.validation == nil)
     }
+
+    @Test("options that set nothing share the client's settings; setting any one field does not")
+    func overridesNothing() throws {
+        #expect(RequestOptions().overridesNothing)
+        var cases: [(String, (inout RequestOptions) -> Void)] = [
+            ("timeouts.connect", { $0.timeouts.connect = .seconds(1) }),
+            ("timeouts.head", { $0.timeouts.head = .seconds(1) }),
+            ("timeouts.idle", { $0.timeouts.idle = .seconds(1) }),
+            ("timeouts.total", { $0.timeouts.total = .seconds(1) }),
+            ("timeouts.expectContinue", { $0.timeouts.expectContinue = .seconds(1) }),
+            ("redirects", { $0.redirects = RedirectPolicy(maxRedirects: 0) }),
+            ("retry", { $0.retry = .idempotent }),
+            ("validation", { $0.validation = .successful }),
+            ("authorization", { $0.authorization = .bearer("t") }),
+            ("jsonDecoder", { $0.jsonDecoder = JSONDecoder() }),
+            ("contentDecoding", { $0.contentDecoding = .off }),
+            ("offersContentCodings", { $0.offersContentCodings = false }),
+        ]
+        // jsonEncoder is not one of the merged settings (the request's body is encoded before).
+        cases.append(("jsonEncoder (not merged)", { $0.jsonEncoder = JSONEncoder() }))
+        for (name, set) in cases {
+            var options = RequestOptions()
+            set(&options)
+            #expect(options.overridesNothing == name.hasSuffix("(not merged)"), "\(name)")
+        }
+        // A field added to RequestOptions or its Timeouts must join the list above (and overridesNothing).
+        #expect(Mirror(reflecting: RequestOptions()).children.count == 9)
+        #expect(Mirror(reflecting: RequestOptions.Timeouts()).children.count == 5)
+    }
 }

@@ -43,6 +43,9 @@ public final class HTTPClient: Sendable {
     private let proxyRoutes: Result<ProxyRoutes, HTTPWireError>
     /// The configured middleware, then the cookie jar's (when there is one): the chain every request runs.
     let middleware: [any HTTPMiddleware]
+    /// The settings of a request that overrides nothing, made once: most requests use them, and each would
+    /// otherwise build the same object (an allocation and a retain per field).
+    private let defaultSettings: RequestOptions.Effective
 
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
@@ -50,6 +53,7 @@ public final class HTTPClient: Sendable {
         self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
         self.proxyRoutes = Result { () throws(HTTPWireError) in try ProxyRoutes(configuration.proxy) }
         self.middleware = configuration.middleware + (configuration.cookieJar.map { [CookieMiddleware(jar: $0)] } ?? [])
+        self.defaultSettings = RequestOptions.Effective(RequestOptions(), configuration)
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
@@ -97,7 +101,9 @@ public final class HTTPClient: Sendable {
     /// return. A retry sends the current hop again; a redirect starts a new hop.
     public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let startNanoseconds = Deadline.nowNanoseconds()
-        let settings = RequestOptions.Effective(request.options, configuration)
+        let settings =
+            request.options.overridesNothing
+            ? defaultSettings : RequestOptions.Effective(request.options, configuration)
         var hop = try resolve(request, settings: settings)
         let total = settings.totalTimeout.map { Deadline.after($0) } ?? .never
         var deadlines = RequestDeadlines(idle: settings.idleTimeout, total: total)

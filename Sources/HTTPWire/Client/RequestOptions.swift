@@ -80,10 +80,19 @@ public struct RequestOptions: Sendable {
 }
 
 extension RequestOptions {
+    /// True when no field is set, so every setting is the configuration's (``HTTPClient`` then uses the
+    /// settings it made once). Every field that ``Effective`` reads must be checked here.
+    var overridesNothing: Bool {
+        timeouts.connect == nil && timeouts.head == nil && timeouts.idle == nil && timeouts.total == nil
+            && timeouts.expectContinue == nil && redirects == nil && retry == nil && validation == nil
+            && authorization == nil && jsonDecoder == nil && contentDecoding == nil && offersContentCodings
+    }
+
     /// A request's options merged with its client's configuration: what the request actually runs with.
-    /// A class, built once per request and never changed: the request's async functions each keep it across
-    /// their suspension points, and as a 257-byte struct it was a slot of that size in every one of their
-    /// frames (allocated per request) and a copy, with a retain per field, at every call.
+    /// A class, never changed, built per request that overrides something (once per client otherwise): the
+    /// request's async functions each keep it across their suspension points, and as a 257-byte struct it
+    /// was a slot of that size in every one of their frames (allocated per request) and a copy, with a
+    /// retain per field, at every call.
     final class Effective: Sendable {
         let connectTimeout: Duration
         let headTimeout: Duration?
