@@ -235,22 +235,8 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
         let descriptor = self.descriptor
         var offset = bytes.startIndex
         let _: Void = try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
-            do {
-                while offset < bytes.endIndex {
-                    let result = try bytes[offset...].withUnsafeBytes { unsent in
-                        try Syscall.run("send") {
-                            send(descriptor.rawValue, unsent.baseAddress, unsent.count, Int32(MSG_NOSIGNAL))
-                        }
-                    }
-                    switch result {
-                    case .done(let count): offset += count
-                    case .wouldBlock: return .wait(.writable)
-                    }
-                }
-                return .finished(())
-            } catch let error as SystemCallError {
-                throw TransportError.sendFailed(errno: error.errno)
-            }
+            offset += try Self.sendNow(bytes[offset...], on: descriptor.rawValue)
+            return offset < bytes.endIndex ? .wait(.writable) : .finished(())
         }
     }
 

@@ -453,7 +453,7 @@ package struct PoolStateMachine: Sendable {
     }
 
     // In-place access. `table[key]?.field = value` goes through Dictionary's `_modify` coroutine, which for
-    // values this large allocates its frame on the heap: a malloc per call, about six per request on the
+    // values this large allocates its frame on the heap: a malloc per call, seven per request on the
     // lease and release path (docs/benchmarks.md, "Allocations per request"). Finding the slot with
     // `index(forKey:)` and mutating `values[index]` touches the same storage and allocates nothing.
 
