@@ -348,17 +348,15 @@ package struct PoolStateMachine: Sendable {
             state = .shuttingDown
         }
         var actions: [Action] = []
+        // Every waiter fails and every idle connection closes, so each origin's lists empty at once (removing
+        // idle connections one by one was O(idle²): 1% of the 10,000-connection benchmark).
         for origin in origins.keys.sorted(by: { $0.description < $1.description }) {
-            let waiters = updateQueue(of: origin) { queue in
-                defer { queue.waiters = [] }
-                return queue.waiters
-            }
-            for request in waiters { actions.append(.failLease(request, .poolShutDown)) }
+            guard let index = origins.index(forKey: origin) else { continue }
+            for request in origins.values[index].waiters { actions.append(.failLease(request, .poolShutDown)) }
+            origins.values[index].waiters = []
+            origins.values[index].idle = []
         }
         waitingOrigin = [:]
-        // Every idle connection closes, so each origin's idle list empties at once (removing them one by one
-        // was O(idle²): 1% of the 10,000-connection benchmark).
-        for index in origins.values.indices { origins.values[index].idle = [] }
         for id in connections.keys.sorted() {
             guard let connection = connections[id], case .idle(let timer) = connection.state else { continue }
             forget(id)
