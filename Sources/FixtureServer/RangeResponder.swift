@@ -35,10 +35,11 @@ enum RangeResponder {
         /// `interval_ms` on `/bytes` and on files set with `setFile`: the body goes out `piece` bytes at a
         /// time with a pause after each, so a test can stop a download part-way and resume it.
         var pace: (piece: Int, interval: Duration)? = nil
-        /// `hold_at` on a paced `/bytes`: the body stops before this offset until the test calls
+        /// `hold_at` on a paced `/bytes`: the body stops before this offset (or before each of several,
+        /// comma-separated: one per segment of a segmented download) until the test calls
         /// `FixtureServer.releaseHeldBodies()`, so a test that acts "part-way" cannot miss its moment
         /// however long a loaded machine keeps it from running (the download cannot finish first).
-        var holdAt: Int64? = nil
+        var holdAt: [Int64] = []
     }
 
     /// How a route treats Range: as the RFC says, not at all (a server without range support), or by
@@ -69,7 +70,7 @@ enum RangeResponder {
         var paced = representation
         let interval = request.integer("interval_ms", default: 0)
         if interval > 0 { paced.pace = (max(1, request.integer("piece", default: 16 * 1024)), .milliseconds(interval)) }
-        paced.holdAt = request.query["hold_at"].flatMap { Int64($0) }
+        paced.holdAt = (request.query["hold_at"] ?? "").split(separator: ",").compactMap { Int64($0) }
         try await respond(with: paced, to: request, on: connection, mode: mode)
     }
 
@@ -203,8 +204,8 @@ enum RangeResponder {
             var position = range.lowerBound
             while position <= range.upperBound {
                 var end = min(range.upperBound + 1, position + Int64(representation.pace?.piece ?? writeSize))
-                if let hold = representation.holdAt, position < hold, hold < end { end = hold }
-                if let hold = representation.holdAt, position == hold {
+                if let hold = representation.holdAt.first(where: { position < $0 && $0 < end }) { end = hold }
+                if representation.holdAt.contains(position) {
                     let interval = representation.pace?.interval ?? .milliseconds(5)
                     try await connection.server.waitForHeldBodies(polling: interval)
                 }

@@ -68,7 +68,7 @@ enum Routes {
             name: "bytes",
             usage: "/bytes/{n}?seed=0&etag=&range=honour|ignore|shift&interval_ms=0&piece=16384&hold_at=",
             summary: "n deterministic bytes with ETag, Last-Modified, Range, If-Range; interval_ms paces pieces "
-                + "(hold_at=K: none past K until releaseHeldBodies)",
+                + "(hold_at=K[,K2...]: none past K until releaseHeldBodies)",
             handler: RangeResponder.generatedBytes),
         FixtureRoute(
             name: "stall", usage: "/stall/{n}?after=&seed=0&stall_ms=60000",

@@ -246,14 +246,16 @@ import Testing
     func pauseAndResume() async throws {
         let scratch = try DownloadScratch()
         defer { scratch.remove() }
-        let content = DownloadScratch.pattern(8 * Self.mebibyte)
+        let count = 8 * Self.mebibyte
+        let content = GeneratedBytes.bytes(0..<Int64(count))
         try await withFixtureServer { server in
-            server.setFile("p.bin", contents: content, etag: "\"p1\"")
-            // 4 KiB per connection every 5 ms (scaled): about 3 MB/s for the four, so the pause after the first
-            // MiB lands with over two seconds of the file to go. At 32 KiB a piece the whole file took 0.3 s,
-            // and one loaded CI run finished it before the pause: no .paused event came.
+            // Paced (4 KiB per connection every 5 ms, scaled), and held three quarters into each of the four
+            // segments until the test releases it: the download cannot finish before the pause, however long
+            // a loaded machine keeps this task from looking at its events (with pacing alone, two runs did:
+            // no .paused event came), and every segment is still open when it pauses.
             let interval = Int((5 * TestTime.scale).rounded(.up))
-            let url = server.baseURL + "files/p.bin?interval_ms=\(interval)&piece=4096"
+            let holds = (0..<4).map { String($0 * count / 4 + 3 * count / 16) }.joined(separator: ",")
+            let url = server.baseURL + "bytes/\(count)?interval_ms=\(interval)&piece=4096&hold_at=\(holds)"
             let destination = scratch.file("p.bin")
             let download = HTTPClient().download(
                 from: url, to: destination, options: Self.options(segments: 4, sha256: content))
@@ -273,6 +275,7 @@ import Testing
             }
             #expect(record.segments.count >= 2)
             #expect(record.committedBytes == paused)
+            server.releaseHeldBodies()
             download.resume()
             let result = try await download.result()
             #expect(result.sha256 == SHA256Digest.of(content))
