@@ -123,8 +123,13 @@ package final class Reactor: Sendable {
     package func perform<Value: Sendable>(
         on descriptor: FileDescriptor?, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
     ) async throws -> Value {
-        let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
-        return try await awaitCompletion(of: operation) {
+        try await submit(ReactorOperation(descriptor: descriptor, deadline: deadline, body: body))
+    }
+
+    /// Hands `operation` to the loop (straight to it from a task on the reactor thread, else through the
+    /// inbox) and suspends until it finishes.
+    private func submit<Value: Sendable>(_ operation: AwaitedReactorOperation<Value>) async throws -> Value {
+        try await awaitCompletion(of: operation) {
             if isCurrentThread {
                 loop.submit(operation)  // a task on the reactor thread: no queue, no extra turn of the loop
             } else {
@@ -137,7 +142,7 @@ package final class Reactor: Sendable {
     /// cancelling the calling task sends the loop a `.cancel` command — both travel through the same queue
     /// (or run on the loop's own thread), and the loop copes with either order.
     private func awaitCompletion<Value: Sendable>(
-        of operation: ReactorOperation<Value>, start: () -> Void
+        of operation: AwaitedReactorOperation<Value>, start: () -> Void
     ) async throws -> Value {
         defer { operation.synchronizeWithFinish() }
         return try await withTaskCancellationHandler {
@@ -160,7 +165,9 @@ package final class Reactor: Sendable {
         on descriptor: FileDescriptor, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
     ) async throws -> Value {
         if isCurrentThread {
-            return try await performHere(on: descriptor, deadline: deadline, body)
+            return try await performHere(descriptor: descriptor, deadline: deadline, attempt: body) {
+                ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
+            }
         }
         if !Task.isCancelled, !deadline.hasPassed,
             case .finished(let value)? = try descriptor.withNumberHeldOpen({ _ in try body() })
@@ -170,22 +177,45 @@ package final class Reactor: Sendable {
         return try await perform(on: descriptor, deadline: deadline, body)
     }
 
+    /// ``performAttemptingHere(on:deadline:_:)`` for an operation the caller built itself — a socket read
+    /// that holds its buffer, its attempt and its continuation in one object (`SocketRead`), where the
+    /// closure form needs three.
+    package func performAttemptingHere<Value: Sendable>(_ operation: AwaitedReactorOperation<Value>)
+        async throws -> Value
+    {
+        guard let descriptor = operation.descriptor else { return try await submit(operation) }
+        if isCurrentThread {
+            let deadline = operation.deadline
+            return try await performHere(descriptor: descriptor, deadline: deadline, attempt: operation.step) {
+                operation
+            }
+        }
+        if !Task.isCancelled, !operation.deadline.hasPassed,
+            case .finished(let value)? = try descriptor.withNumberHeldOpen({ _ in try operation.step() })
+        {
+            return value
+        }
+        return try await submit(operation)
+    }
+
     /// `performAttemptingHere` for a task already on the reactor thread: the attempt runs at once and, when
     /// it would block, the operation is parked straight away. No `epoll_wait` can run between the `EAGAIN`
     /// and the parking (this thread is the one that would run it), so the edge that follows the `EAGAIN` is
     /// still ahead and the attempt need not be repeated — one system call fewer per wait than the queue.
+    /// The operation object is made only when the attempt would block (`makeOperation`).
     private func performHere<Value: Sendable>(
-        on descriptor: FileDescriptor, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
+        descriptor: FileDescriptor, deadline: Deadline, attempt: () throws -> ReactorStep<Value>,
+        makeOperation: () -> AwaitedReactorOperation<Value>
     ) async throws -> Value {
         guard !Task.isCancelled, !deadline.hasPassed, descriptor.isOpen else {
-            return try await perform(on: descriptor, deadline: deadline, body)
+            return try await submit(makeOperation())
         }
         let interest: Interest
-        switch try body() {
+        switch try attempt() {
         case .finished(let value): return value
         case .wait(let wanted): interest = wanted
         }
-        let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
+        let operation = makeOperation()
         return try await awaitCompletion(of: operation) { loop.park(attempted: operation, until: interest) }
     }
 
@@ -201,18 +231,11 @@ package final class Reactor: Sendable {
     /// a descriptor not yet in the epoll set (whose registration reports the present state), the reactor
     /// attempts the read first as usual. Only for plain sockets: OpenSSL may hold decrypted bytes that no
     /// edge announces, so a TLS read always attempts.
-    package func performAwaitingReadable<Value: Sendable>(
-        on descriptor: FileDescriptor, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
-    ) async throws -> Value {
-        let operation = ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
+    package func performAwaitingReadable<Value: Sendable>(_ operation: AwaitedReactorOperation<Value>)
+        async throws -> Value
+    {
         operation.startsAwaitingReadable = true
-        return try await awaitCompletion(of: operation) {
-            if isCurrentThread {
-                loop.submit(operation)
-            } else {
-                enqueue(.submit(operation))
-            }
-        }
+        return try await submit(operation)
     }
 
     /// Suspends the calling task until `deadline` passes (a backoff, a short gathering pause, the bound on

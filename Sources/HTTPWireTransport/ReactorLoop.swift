@@ -16,11 +16,22 @@ import CSystem
 final class ReactorLoop {
     let epollDescriptor: Int32
     let wakeDescriptor: Int32
-    /// Operations parked until their descriptor is ready, by descriptor number.
-    private var waiting: [Int32: [AnyReactorOperation]] = [:]
-    /// The descriptors in the epoll set, by number: an edge reported while nothing waits is noted on its
-    /// descriptor (`hasUnclaimedReadiness`).
-    private var registered: [Int32: FileDescriptor] = [:]
+    /// What the loop knows of one descriptor number.
+    private struct Slot {
+        /// The descriptor in the epoll set under this number: an edge reported while nothing waits is
+        /// noted on it (`hasUnclaimedReadiness`).
+        var registered: FileDescriptor?
+        /// Operations parked until the descriptor is ready. Emptied in place, so its storage is reused by
+        /// the next wait on this number instead of allocated per wait.
+        var waiting: [AnyReactorOperation] = []
+    }
+
+    /// Indexed by descriptor number, the way epoll reports readiness. The kernel hands out the lowest free
+    /// number, so the table is as long as the most descriptors open at once: an index, not a hash lookup,
+    /// per event and per wait (at 10,000 connections, 160 KB).
+    private var slots: [Slot] = []
+    /// Storage lent to `descriptorBecameReady` while it runs a descriptor's operations, kept for the next.
+    private var spareOperations: [AnyReactorOperation] = []
     private var deadlines = DeadlineHeap()
 
     init(epollDescriptor: Int32, wakeDescriptor: Int32) {
@@ -99,22 +110,37 @@ final class ReactorLoop {
                     return
                 }
                 descriptor.isRegisteredWithReactor = true
-                registered[descriptor.rawValue] = descriptor
+                slots[slotIndex(descriptor.rawValue)].registered = descriptor
             }
-            waiting[descriptor.rawValue, default: []].append(operation)
+            slots[slotIndex(descriptor.rawValue)].waiting.append(operation)
         }
         if !operation.deadline.isNever { deadlines.push(operation) }
+    }
+
+    /// The index of `number`'s slot, growing the table to reach it.
+    private func slotIndex(_ number: Int32) -> Int {
+        let index = Int(number)
+        if index >= slots.count {
+            slots.append(contentsOf: repeatElement(Slot(), count: index + 1 - slots.count))
+        }
+        return index
     }
 
     func descriptorBecameReady(_ number: Int32, events: UInt32) {
         let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
         let readable = failed || events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0
         let writable = failed || events & EPOLLOUT.rawValue != 0
-        guard var operations = waiting.removeValue(forKey: number) else {
+        let index = Int(number)
+        guard index < slots.count else { return }
+        guard !slots[index].waiting.isEmpty else {
             // Nobody reads now: the edge is spent, so remember that input (or the end) may be waiting.
-            if readable { registered[number]?.hasUnclaimedReadiness = true }
+            if readable { slots[index].registered?.hasUnclaimedReadiness = true }
             return
         }
+        // Take the list out while attempts run (an attempt's resume could park a new operation here).
+        var operations: [AnyReactorOperation] = []
+        swap(&operations, &spareOperations)  // moved, not copied: each storage keeps one owner
+        swap(&operations, &slots[index].waiting)
         var isReadingClaimed = false
         operations.removeAll { operation in
             guard case .waiting(let interest) = operation.state else { return true }
@@ -132,22 +158,25 @@ final class ReactorLoop {
             if next == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
             return false
         }
-        if readable && !isReadingClaimed { registered[number]?.hasUnclaimedReadiness = true }
-        if !operations.isEmpty {
-            if let arrived = waiting[number] { operations.append(contentsOf: arrived) }
-            waiting[number] = operations
-        }
+        if readable && !isReadingClaimed { slots[index].registered?.hasUnclaimedReadiness = true }
+        // Still waiting first, then any that arrived meanwhile; the emptied list is kept for next time.
+        operations.append(contentsOf: slots[index].waiting)
+        slots[index].waiting.removeAll(keepingCapacity: true)
+        swap(&operations, &slots[index].waiting)
+        spareOperations = operations
     }
 
     /// Fails what waits on `descriptor` with `error`, removes it from epoll and closes it.
     func close(_ descriptor: FileDescriptor, failing error: any Error) {
         let number = descriptor.rawValue
         guard number >= 0 else { return }
-        let operations = waiting.removeValue(forKey: number) ?? []
+        let index = Int(number)
+        var operations: [AnyReactorOperation] = []
+        if index < slots.count { swap(&operations, &slots[index].waiting) }
         if descriptor.isRegisteredWithReactor {
             _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, number, nil)
             descriptor.isRegisteredWithReactor = false
-            if registered[number] === descriptor { registered[number] = nil }
+            if index < slots.count, slots[index].registered === descriptor { slots[index].registered = nil }
         }
         descriptor.close()
         for operation in operations { operation.fail(error) }

@@ -96,28 +96,31 @@ package class AnyReactorOperation: @unchecked Sendable {
     }
 }
 
-/// An operation producing `Value`, with the continuation of the task that awaits it.
-package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unchecked Sendable {
-    /// One attempt: non-blocking calls only. Runs on the reactor thread. Dropped when the operation finishes:
-    /// the deadline heap keeps finished operations until it sweeps them (up to ~1,000 while one long wait,
-    /// such as a response head during an upload, sits at its top), and a write's closure holds the bytes
-    /// it wrote, so keeping the closure would keep every block of a TLS upload alive.
-    private var body: (() throws -> ReactorStep<Value>)?
-    /// Set by the submitting task before the reactor sees the operation; taken out by `finish`.
+/// An operation producing `Value`, with the continuation of the task that awaits it. Subclasses say what
+/// one attempt does (``step()``); this class resumes the task exactly once, whichever way the operation ends.
+package class AwaitedReactorOperation<Value: Sendable>: AnyReactorOperation, @unchecked Sendable {
+    /// Set by the submitting task before the reactor sees the operation; taken out by `finish`. Checked,
+    /// although `finish` alone resumes it: an `UnsafeContinuation` would save one object per wait, but its
+    /// resume is inlined into this module, where ThreadSanitizer sees its read of the task's frame and not
+    /// the runtime's atomics that order it (`make sanitize` reported two races, tried 6 December).
     var continuation: CheckedContinuation<Value, any Error>?
     /// Stored (releasing) by `finish` on the reactor thread just before the resume, loaded (acquiring) by the
     /// awaiting task just after it: see ``synchronizeWithFinish()``.
     private let finished = Atomic<Bool>(false)
 
-    init(descriptor: FileDescriptor?, deadline: Deadline, body: @escaping () throws -> ReactorStep<Value>) {
-        self.body = body
-        super.init(descriptor: descriptor, deadline: deadline)
+    /// One attempt: non-blocking calls only, on the reactor thread — or on the submitting task's thread
+    /// before the operation is submitted (`Reactor.performAttemptingHere`).
+    func step() throws -> ReactorStep<Value> {
+        preconditionFailure("AwaitedReactorOperation.step must be overridden")
     }
 
-    override func attempt() -> Interest? {
-        guard let body else { return nil }
+    /// Called once the operation has finished, before the resume: drop what the attempts needed.
+    func releaseResources() {}
+
+    override final func attempt() -> Interest? {
+        guard isPending else { return nil }
         do {
-            switch try body() {
+            switch try step() {
             case .finished(let value):
                 finish(.success(value))
                 return nil
@@ -130,7 +133,7 @@ package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unc
         }
     }
 
-    override func fail(_ error: any Error) {
+    override final func fail(_ error: any Error) {
         finish(.failure(error))
     }
 
@@ -138,7 +141,7 @@ package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unc
     private func finish(_ result: Result<Value, any Error>) {
         guard isPending else { return }
         state = .finished
-        body = nil
+        releaseResources()
         guard let continuation else {
             preconditionFailure("reactor operation finished without a continuation")
         }
@@ -154,8 +157,31 @@ package final class ReactorOperation<Value: Sendable>: AnyReactorOperation, @unc
     /// (docs/reliability.md, "Sanitizers"). This release/acquire pair makes the order explicit, at the cost
     /// of one plain store and one plain load on x86-64 and arm64 — unlike the blocking worker's lock, nothing
     /// the hot path of every read and write would notice.
-    func synchronizeWithFinish() {
+    final func synchronizeWithFinish() {
         _ = finished.load(ordering: .acquiring)
+    }
+}
+
+/// An operation whose attempt is a closure: the general form (`Reactor.perform(on:deadline:_:)`).
+package final class ReactorOperation<Value: Sendable>: AwaitedReactorOperation<Value>, @unchecked Sendable {
+    /// One attempt: non-blocking calls only. Runs on the reactor thread. Dropped when the operation finishes:
+    /// the deadline heap keeps finished operations until it sweeps them (up to ~1,000 while one long wait,
+    /// such as a response head during an upload, sits at its top), and a write's closure holds the bytes
+    /// it wrote, so keeping the closure would keep every block of a TLS upload alive.
+    private var body: (() throws -> ReactorStep<Value>)?
+
+    init(descriptor: FileDescriptor?, deadline: Deadline, body: @escaping () throws -> ReactorStep<Value>) {
+        self.body = body
+        super.init(descriptor: descriptor, deadline: deadline)
+    }
+
+    override func step() throws -> ReactorStep<Value> {
+        guard let body else { preconditionFailure("a finished reactor operation attempted again") }
+        return try body()
+    }
+
+    override func releaseResources() {
+        body = nil
     }
 }
 

@@ -3,7 +3,9 @@
 // Reads append to a caller-owned `[UInt8]`, so storage with spare capacity is reused from read to read. While
 // a read waits in the reactor the array lives in this box, owned by the reactor thread; it goes back to the
 // caller when the read ends, whichever way it ends. This file makes no system call itself: the stream's read
-// closure fills the free capacity.
+// closure fills the free capacity. The box serves TLS reads, whose attempt is a closure around OpenSSL; a
+// plain socket's read holds its buffer in its own operation object (`SocketRead`), and both append through
+// `appendReceived(upTo:_:)` below.
 
 /// A caller's receive buffer, lent to the reactor thread for one read.
 ///
@@ -33,14 +35,24 @@ final class ReceiveBuffer: @unchecked Sendable {
     /// Appends up to `maxBytes` bytes that `fill` writes at the given address; `fill` returns how many it
     /// wrote, or nil when nothing could be read yet (the descriptor would block).
     func append(upTo maxBytes: Int, _ fill: (UnsafeMutableRawPointer, Int) throws -> Int?) throws -> Int? {
+        try bytes.appendReceived(upTo: maxBytes, fill)
+    }
+}
+
+extension [UInt8] {
+    /// Appends up to `maxBytes` bytes that `fill` writes into the spare capacity (grown if needed); `fill`
+    /// returns how many it wrote, or nil when nothing could be read yet (the descriptor would block).
+    mutating func appendReceived(upTo maxBytes: Int, _ fill: (UnsafeMutableRawPointer, Int) throws -> Int?)
+        throws -> Int?
+    {
         precondition(maxBytes > 0, "a read of \(maxBytes) bytes")
         var produced: Int?
         var failure: (any Error)?
-        bytes.append(addingCapacity: maxBytes) { span in
+        append(addingCapacity: maxBytes) { span in
             span.withUnsafeMutableBufferPointer { free, count in
                 guard let address = free.baseAddress else { return }
                 do {
-                    produced = try fill(UnsafeMutableRawPointer(address), min(maxBytes, free.count))
+                    produced = try fill(UnsafeMutableRawPointer(address), Swift.min(maxBytes, free.count))
                     count = produced ?? 0
                 } catch {
                     failure = error

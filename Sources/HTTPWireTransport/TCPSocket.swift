@@ -156,30 +156,12 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
     private func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline, isAfterSending: Bool)
         async throws -> Int
     {
-        let receiveBuffer = ReceiveBuffer(taking: &buffer)
-        defer { buffer = receiveBuffer.takeBytes() }
-        let descriptor = self.descriptor
-        let attempt: () throws -> ReactorStep<Int> = {
-            do {
-                let count = try receiveBuffer.append(upTo: maxBytes) { address, capacity in
-                    switch try Syscall.run("recv", { recv(descriptor.rawValue, address, capacity, 0) }) {
-                    case .done(let count): return count
-                    case .wouldBlock: return nil
-                    }
-                }
-                guard let count else { return .wait(.readable) }
-                if count == 0, maxBytes > 0, Self.wasReset(descriptor.rawValue) {
-                    throw TransportError.receiveFailed(errno: ECONNRESET)
-                }
-                return .finished(count)
-            } catch let error as SystemCallError {
-                throw TransportError.receiveFailed(errno: error.errno)
-            }
-        }
+        let read = SocketRead(descriptor: descriptor, deadline: deadline, taking: &buffer, maxBytes: maxBytes)
+        defer { buffer = read.takeBytes() }
         if isAfterSending {
-            return try await Reactor.shared.performAwaitingReadable(on: descriptor, deadline: deadline, attempt)
+            return try await Reactor.shared.performAwaitingReadable(read)
         }
-        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline, attempt)
+        return try await Reactor.shared.performAttemptingHere(read)
     }
 
     /// Whether the connection on `number` ended with a reset rather than the peer's FIN, asked when a read
