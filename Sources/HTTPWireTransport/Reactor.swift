@@ -164,17 +164,9 @@ package final class Reactor: Sendable {
     package func performAttemptingHere<Value: Sendable>(
         on descriptor: FileDescriptor, deadline: Deadline, _ body: @escaping () throws -> ReactorStep<Value>
     ) async throws -> Value {
-        if isCurrentThread {
-            return try await performHere(descriptor: descriptor, deadline: deadline, attempt: body) {
-                ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
-            }
+        try await attemptingHere(descriptor: descriptor, deadline: deadline, attempt: body) {
+            ReactorOperation(descriptor: descriptor, deadline: deadline, body: body)
         }
-        if !Task.isCancelled, !deadline.hasPassed,
-            case .finished(let value)? = try descriptor.withNumberHeldOpen({ _ in try body() })
-        {
-            return value
-        }
-        return try await perform(on: descriptor, deadline: deadline, body)
     }
 
     /// ``performAttemptingHere(on:deadline:_:)`` for an operation the caller built itself — a socket read
@@ -184,18 +176,27 @@ package final class Reactor: Sendable {
         async throws -> Value
     {
         guard let descriptor = operation.descriptor else { return try await submit(operation) }
-        if isCurrentThread {
-            let deadline = operation.deadline
-            return try await performHere(descriptor: descriptor, deadline: deadline, attempt: operation.step) {
-                operation
-            }
+        return try await attemptingHere(descriptor: descriptor, deadline: operation.deadline, attempt: operation.step) {
+            operation
         }
-        if !Task.isCancelled, !operation.deadline.hasPassed,
-            case .finished(let value)? = try descriptor.withNumberHeldOpen({ _ in try operation.step() })
+    }
+
+    /// Both forms of `performAttemptingHere`: the first attempt on the calling thread; the operation object
+    /// is made (`makeOperation`) only when the call has to go to the reactor.
+    private func attemptingHere<Value: Sendable>(
+        descriptor: FileDescriptor, deadline: Deadline, attempt: () throws -> ReactorStep<Value>,
+        makeOperation: () -> AwaitedReactorOperation<Value>
+    ) async throws -> Value {
+        if isCurrentThread {
+            return try await performHere(
+                descriptor: descriptor, deadline: deadline, attempt: attempt, makeOperation: makeOperation)
+        }
+        if !Task.isCancelled, !deadline.hasPassed,
+            case .finished(let value)? = try descriptor.withNumberHeldOpen({ _ in try attempt() })
         {
             return value
         }
-        return try await submit(operation)
+        return try await submit(makeOperation())
     }
 
     /// `performAttemptingHere` for a task already on the reactor thread: the attempt runs at once and, when
