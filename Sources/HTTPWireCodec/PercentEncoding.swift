@@ -42,14 +42,14 @@ package enum PercentEncoding {
     }()
 
     /// RFC 3986 §3.3: pchar plus "/". Sub-delims are "!$&'()*+,;=".
-    private static let pathTable: [Bool] = {
+    static let pathTable: [Bool] = {
         var table = unreservedTable
         for byte in "!$&'()*+,;=:@/".utf8 { table[Int(byte)] = true }
         return table
     }()
 
     /// RFC 3986 §3.4: query = *( pchar / "/" / "?" ).
-    private static let queryTable: [Bool] = {
+    static let queryTable: [Bool] = {
         var table = pathTable
         table[Int(UInt8(ascii: "?"))] = true
         return table

@@ -62,6 +62,18 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     /// host, a bad character in the user information or the host, a bad IP literal, a port outside 1–65535.
     /// The URL in the error has its user information replaced by `[redacted]`.
     public init(_ string: String) throws(CodecError) {
+        // Most URLs are already in the form this parser produces; one scan recognises them
+        // (TargetURL+NormalForm.swift). Everything else takes the general path below.
+        if let normal = Self.normalForm(string) {
+            self = normal
+            return
+        }
+        try self.init(parsingInGeneral: string)
+    }
+
+    /// The general parser behind ``init(_:)``: trims, splits, lowercases, removes dot segments and
+    /// percent-encodes, whatever the input looks like.
+    init(parsingInGeneral string: String) throws(CodecError) {
         let reference = URLReference(parsing: URLReference.trimmed(string))
         // An error names the URL, and a URL with a password must not be printed as it was typed.
         let shown =
@@ -120,7 +132,7 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     /// True when the host is an IPv4 or IPv6 address rather than a name. TLS then checks the certificate's
     /// IP address instead of sending SNI (RFC 6066 §3 forbids literal addresses in SNI).
     public var isIPAddress: Bool {
-        host.utf8.contains(UInt8(ascii: ":")) || IPAddressText.parseIPv4(Array(host.utf8)[...]) != nil
+        host.utf8.contains(UInt8(ascii: ":")) || IPAddressText.ipv4Address(host.utf8) != nil
     }
 
     /// The last path segment, percent-decoded, for naming a downloaded file: `"r\u{e9}sum\u{e9}.pdf"` for
@@ -244,7 +256,7 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
                 || last.starts(with: "0x".utf8)
         {
             let dotted = Array(labels.joined(separator: [UInt8(ascii: ".")]))
-            guard IPAddressText.parseIPv4(dotted[...]) != nil else {
+            guard IPAddressText.ipv4Address(dotted) != nil else {
                 throw .invalidURL(original, reason: "invalid IPv4 address (expected four decimal numbers 0-255)")
             }
             return String(decoding: dotted, as: UTF8.self)
@@ -276,24 +288,40 @@ extension TargetURL {
     /// Reading and writing IP address literals, kept inside TargetURL because nothing else needs them.
     enum IPAddressText {
         /// RFC 3986 §3.2.2 IPv4address: four decimal numbers 0–255, no leading zeros (`010` means 8 to
-        /// inet_aton and 10 to a reader, so it is refused).
-        static func parseIPv4(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
-            let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-            guard parts.count == 4 else { return nil }
-            var octets: [UInt8] = []
-            for part in parts {
-                guard (1...3).contains(part.count), part.count == 1 || part.first != UInt8(ascii: "0") else {
+        /// inet_aton and 10 to a reader, so it is refused). The address as one 32-bit number, or nil; one
+        /// pass, nothing allocated (the URL fast path and `isIPAddress` ask this of every host).
+        static func ipv4Address<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt32? {
+            var address: UInt32 = 0
+            var dots = 0
+            var value: UInt32 = 0
+            var digits = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: ".") {
+                    guard digits > 0, dots < 3 else { return nil }
+                    address = address << 8 | value
+                    dots += 1
+                    value = 0
+                    digits = 0
+                } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                    // A second digit after a leading 0 is a leading zero; four digits are too many.
+                    guard digits == 0 || value != 0, digits < 3 else { return nil }
+                    value = value * 10 + UInt32(byte - UInt8(ascii: "0"))
+                    guard value <= 255 else { return nil }
+                    digits += 1
+                } else {
                     return nil
                 }
-                var value = 0
-                for byte in part {
-                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
-                }
-                guard value <= 255 else { return nil }
-                octets.append(UInt8(value))
             }
-            return octets
+            guard digits > 0, dots == 3 else { return nil }
+            return address << 8 | value
+        }
+
+        /// The four octets of a dotted IPv4 address (see ``ipv4Address(_:)``), or nil.
+        static func parseIPv4(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+            guard let address = ipv4Address(bytes) else { return nil }
+            return [
+                UInt8(address >> 24), UInt8(address >> 16 & 0xFF), UInt8(address >> 8 & 0xFF), UInt8(address & 0xFF),
+            ]
         }
 
         /// RFC 4291 §2.2 text forms: eight groups of 1–4 hex digits, one `::` standing for one or more zero

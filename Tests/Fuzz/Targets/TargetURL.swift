@@ -9,7 +9,8 @@
 // - the host is lowercase, the port 1–65535, the Host value holds no byte that could end a field line;
 // - it is a fixed point: parsing its own description gives it back, and so does resolving the empty
 //   reference (the same document) against it;
-// - the file name taken from it (`lastPathSegment`) can never climb out of a download folder.
+// - the file name taken from it (`lastPathSegment`) can never climb out of a download folder;
+// - a URL the one-scan path reads as already normal gives what the general parser gives.
 //
 // fuzz-module: HTTPWireCodec
 // fuzz-seeds: Fixtures/fuzz/TargetURL
@@ -24,6 +25,14 @@ public func fuzzTargetURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let (first, second) = input.halves
     let parsed = try? TargetURL(first)
     if let parsed { TargetURLFuzz.check(parsed, from: "parsing \(first.debugDescription)") }
+    // The one-scan path for URLs already in normal form must give what the general parser gives.
+    if let normal = TargetURL.normalForm(first) {
+        let general = try? TargetURL(parsingInGeneral: first)
+        FuzzCheck.expect(
+            normal == general,
+            "normal form of \(first.debugDescription): \(normal) but the general parser gives \(String(describing: general))"
+        )
+    }
     guard let reference = second else { return 0 }
     let base = parsed ?? TargetURLFuzz.exampleBase
     if let resolved = try? base.resolving(reference) {
