@@ -28,8 +28,10 @@ struct PreparedBody: Sendable {
     /// A Content-Type the body implies (multipart's boundary), unless the caller set one.
     let impliedContentType: String?
 
-    /// Stats files and lays out multipart forms (on the blocking worker).
-    static func prepare(_ body: RequestBody) async throws -> PreparedBody {
+    /// A body already in memory (none, bytes, a form) framed without suspending; nil for a file, a multipart
+    /// form or a stream, which ``prepare(_:)`` must stat, lay out or wrap first. Most requests take this
+    /// path, and skipping the await saves the request a task switch.
+    static func inMemory(_ body: RequestBody) -> PreparedBody? {
         switch body {
         case .empty:
             return PreparedBody(source: .none, framing: .none, totalBytes: 0, impliedContentType: nil)
@@ -42,6 +44,17 @@ struct PreparedBody: Sendable {
             return PreparedBody(
                 source: .bytes(bytes), framing: .contentLength(Int64(bytes.count)), totalBytes: Int64(bytes.count),
                 impliedContentType: URLEncodedForm.contentType)
+        case .file, .multipart, .stream:
+            return nil
+        }
+    }
+
+    /// Stats files and lays out multipart forms (on the blocking worker).
+    static func prepare(_ body: RequestBody) async throws -> PreparedBody {
+        if let prepared = inMemory(body) { return prepared }
+        switch body {
+        case .empty, .bytes, .form:
+            preconditionFailure("a body in memory is prepared by inMemory(_:)")
         case .file(let path):
             let region = try await BlockingWorker.shared.run {
                 try FileRegion.wholeFile(at: path)

@@ -298,7 +298,12 @@ public final class HTTPClient: Sendable {
     private func exchange(
         _ original: ResolvedRequest, settings: RequestOptions.Effective, deadlines: RequestDeadlines, isResend: Bool
     ) async throws -> (ResponseHead, [ResponseHead], Exchange) {
-        let body = try await PreparedBody.prepare(original.body)
+        let body: PreparedBody
+        if let inMemory = PreparedBody.inMemory(original.body) {
+            body = inMemory
+        } else {
+            body = try await PreparedBody.prepare(original.body)
+        }
         var request = original
         if let implied = body.impliedContentType, !request.fields.contains("Content-Type") {
             request.fields.append(name: "Content-Type", value: implied)

@@ -133,12 +133,27 @@ public struct HTTPStreamingResponse {
             guard expected <= limit else { throw HTTPWireError.bodyTooLarge(limit: limit) }
             bytes.reserveCapacity(Int(expected))
         }
-        for try await piece in body {
-            guard bytes.count + piece.count <= limit else {
-                throw HTTPWireError.bodyTooLarge(limit: limit)
-            }
+        func append(_ piece: ArraySlice<UInt8>) throws(HTTPWireError) {
+            guard bytes.count + piece.count <= limit else { throw .bodyTooLarge(limit: limit) }
             bytes.append(contentsOf: piece)
         }
+        // What has already arrived is taken without suspending: a small body usually comes in the same read
+        // as its head, and each await on the way costs a task switch (docs/benchmarks.md).
+        if body.owner.decoders.isEmpty {
+            let exchange = body.owner.exchange
+            received: while true {
+                switch try exchange.nextReceivedBodyPiece() {
+                case .piece(let piece):
+                    try append(piece)
+                case .end:
+                    if exchange.hasWriter { await exchange.waitForWriter() }
+                    return bytes
+                case .needsRead:
+                    break received
+                }
+            }
+        }
+        for try await piece in body { try append(piece) }
         return bytes
     }
 }

@@ -85,15 +85,11 @@ public struct ResponseBody: AsyncSequence {
 
         /// The next piece of the body, reading from the socket only now; nil at the end of the body.
         public mutating func next() async throws -> ArraySlice<UInt8>? {
-            if !owner.decoders.isEmpty {
-                guard let piece = try await owner.nextDecodedPiece() else {
-                    await owner.exchange.waitForWriter()
-                    return nil
-                }
-                return piece
-            }
-            guard let piece = try await owner.exchange.nextBodyPiece() else {
-                await owner.exchange.waitForWriter()
+            let piece =
+                owner.decoders.isEmpty ? try await owner.exchange.nextBodyPiece() : try await owner.nextDecodedPiece()
+            guard let piece else {
+                // A writer still sending after an early answer ends before the body does.
+                if owner.exchange.hasWriter { await owner.exchange.waitForWriter() }
                 return nil
             }
             return piece

@@ -14,36 +14,58 @@ import HTTPWireCodec
 import HTTPWireTransport
 
 extension Exchange {
+    /// What the bytes already received give, without reading from the socket.
+    enum ReceivedBodyPiece {
+        /// A piece of the body (a slice of the connection's receive buffer).
+        case piece(ArraySlice<UInt8>)
+        /// The body has ended; the machine has been told.
+        case end
+        /// More bytes must be read first.
+        case needsRead
+    }
+
+    /// The next piece of the body from what is already received, the end, or `.needsRead`. Never waits:
+    /// a small body usually arrives with its head, and taking it here costs no suspension.
+    func nextReceivedBodyPiece() throws -> ReceivedBodyPiece {
+        guard !isResponseFinished else { return .end }
+        let event: ResponseEvent
+        do {
+            event = try decoder.nextEvent()
+        } catch {
+            throw bodyFailure(error)
+        }
+        switch event {
+        case .body(let bytes):
+            receivedBytes += Int64(bytes.count)
+            return .piece(bytes)
+        case .end(let trailers):
+            self.trailers = trailers
+            isResponseFinished = true
+            endNanoseconds = Deadline.nowNanoseconds()
+            report(
+                .responseEnded(hasUnconsumedBytes: !decoder.unconsumedBytes.isEmpty, isKeepAlive: decoder.isKeepAlive))
+            return .end
+        case .needMoreData:
+            return .needsRead
+        case .head, .informational, .paused:
+            preconditionFailure("decoder event \(event) inside a response body")
+        }
+    }
+
     /// The next piece of the body (a slice of the connection's receive buffer), or nil at its end.
     func nextBodyPiece() async throws -> ArraySlice<UInt8>? {
-        guard !isResponseFinished else { return nil }
         while true {
-            let event: ResponseEvent
-            do {
-                event = try decoder.nextEvent()
-            } catch {
-                throw bodyFailure(error)
-            }
-            switch event {
-            case .body(let bytes):
-                receivedBytes += Int64(bytes.count)
+            switch try nextReceivedBodyPiece() {
+            case .piece(let bytes):
                 return bytes
-            case .end(let trailers):
-                self.trailers = trailers
-                isResponseFinished = true
-                endNanoseconds = Deadline.nowNanoseconds()
-                report(
-                    .responseEnded(
-                        hasUnconsumedBytes: !decoder.unconsumedBytes.isEmpty, isKeepAlive: decoder.isKeepAlive))
+            case .end:
                 return nil
-            case .needMoreData:
+            case .needsRead:
                 do {
                     _ = try await receive(deadline: deadlines.nextWait())
                 } catch {
                     throw bodyFailure(error)
                 }
-            case .head, .informational, .paused:
-                preconditionFailure("decoder event \(event) inside a response body")
             }
         }
     }
