@@ -29,6 +29,9 @@ package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
     package let port: Int
     /// The proxy the connection goes through (with its credentials), or nil for a direct connection.
     package let proxy: ProxyEndpoint?
+    /// The key's hash, worked out once: the pool looks a key up several times per request (lease, release,
+    /// the idle list), and hashing the host name and the proxy each time was ~2% of a small GET's CPU.
+    private let hashCode: Int
 
     /// Makes the key for a scheme, host and port, reached through `proxy` (nil: directly); the host is
     /// lowercased (RFC 9110 §4.2.3).
@@ -40,6 +43,23 @@ package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
         self.host = Self.asciiLowercased(host)
         self.port = port
         self.proxy = proxy
+        var hasher = Hasher()
+        hasher.combine(scheme)
+        hasher.combine(self.host)
+        hasher.combine(port)
+        hasher.combine(proxy)
+        self.hashCode = hasher.finalize()
+    }
+
+    /// Equal keys have equal parts; the stored hashes differ for most unequal ones, which settles those at once.
+    package static func == (left: OriginKey, right: OriginKey) -> Bool {
+        left.hashCode == right.hashCode && left.scheme == right.scheme && left.port == right.port
+            && left.host == right.host && left.proxy == right.proxy
+    }
+
+    /// Feeds the stored hash (see `hashCode`).
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
     }
 
     /// Makes the key for a scheme and host on the scheme's default port.
