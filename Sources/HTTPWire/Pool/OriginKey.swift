@@ -20,18 +20,43 @@ import HTTPWireCodec
 /// The port is always explicit, so `http://a/` and `http://a:80/` share connections. Host names are compared
 /// after ASCII lowercasing (RFC 9110 §4.2.3: the host is case-insensitive); nothing else is normalised.
 package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
+    /// The parts, in one immutable object: the pool copies and compares a key several times per request
+    /// (a dictionary lookup copies the stored key to compare it), and copying one reference is cheaper than
+    /// copying a host name and a proxy description with its credentials (measured with callgrind: ~450
+    /// instructions per lookup before, docs/benchmarks.md).
+    private final class Parts: Sendable {
+        let scheme: TargetURL.Scheme
+        let host: String
+        let port: Int
+        let proxy: ProxyEndpoint?
+        /// Worked out once, for the same reason.
+        let hashCode: Int
+
+        init(scheme: TargetURL.Scheme, host: String, port: Int, proxy: ProxyEndpoint?) {
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+            self.proxy = proxy
+            var hasher = Hasher()
+            hasher.combine(scheme)
+            hasher.combine(host)
+            hasher.combine(port)
+            hasher.combine(proxy)
+            self.hashCode = hasher.finalize()
+        }
+    }
+
+    private let parts: Parts
+
     /// `http` or `https` (the URL's scheme). They never share a connection, even on the same host and port:
     /// an `https` connection has verified `host`'s certificate.
-    package let scheme: TargetURL.Scheme
+    package var scheme: TargetURL.Scheme { parts.scheme }
     /// The host name lowercased, an IPv4 address, or an IPv6 address without brackets.
-    package let host: String
+    package var host: String { parts.host }
     /// The TCP port, explicit even when it is the scheme's default.
-    package let port: Int
+    package var port: Int { parts.port }
     /// The proxy the connection goes through (with its credentials), or nil for a direct connection.
-    package let proxy: ProxyEndpoint?
-    /// The key's hash, worked out once: the pool looks a key up several times per request (lease, release,
-    /// the idle list), and hashing the host name and the proxy each time was ~2% of a small GET's CPU.
-    private let hashCode: Int
+    package var proxy: ProxyEndpoint? { parts.proxy }
 
     /// Makes the key for a scheme, host and port, reached through `proxy` (nil: directly); the host is
     /// lowercased (RFC 9110 §4.2.3).
@@ -39,27 +64,21 @@ package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
     /// Nothing is validated: the URL parser has already refused bad hosts and ports outside 1...65535, and a
     /// key is only a name for a set of connections.
     package init(scheme: TargetURL.Scheme, host: String, port: Int, proxy: ProxyEndpoint? = nil) {
-        self.scheme = scheme
-        self.host = Self.asciiLowercased(host)
-        self.port = port
-        self.proxy = proxy
-        var hasher = Hasher()
-        hasher.combine(scheme)
-        hasher.combine(self.host)
-        hasher.combine(port)
-        hasher.combine(proxy)
-        self.hashCode = hasher.finalize()
+        parts = Parts(scheme: scheme, host: Self.asciiLowercased(host), port: port, proxy: proxy)
     }
 
     /// Equal keys have equal parts; the stored hashes differ for most unequal ones, which settles those at once.
     package static func == (left: OriginKey, right: OriginKey) -> Bool {
-        left.hashCode == right.hashCode && left.scheme == right.scheme && left.port == right.port
+        let left = left.parts
+        let right = right.parts
+        if left === right { return true }
+        return left.hashCode == right.hashCode && left.scheme == right.scheme && left.port == right.port
             && left.host == right.host && left.proxy == right.proxy
     }
 
-    /// Feeds the stored hash (see `hashCode`).
+    /// Feeds the stored hash.
     package func hash(into hasher: inout Hasher) {
-        hasher.combine(hashCode)
+        hasher.combine(parts.hashCode)
     }
 
     /// Makes the key for a scheme and host on the scheme's default port.
