@@ -104,8 +104,7 @@ enum FieldLineParser {
         var lastFraming: FramingName?
         var lineStart = 0
         while lineStart < bytes.count {
-            var lineFeed = lineStart
-            while lineFeed < bytes.count && bytes[lineFeed] != ByteClasses.lf { lineFeed += 1 }
+            let lineFeed = ByteSearch.firstIndex(of: ByteClasses.lf, in: bytes, from: lineStart, to: bytes.count)
             var lineEnd = lineFeed
             if lineEnd > lineStart && bytes[lineEnd - 1] == ByteClasses.cr { lineEnd -= 1 }
             try checkLineBytes(bytes, lineStart, lineEnd)
@@ -137,10 +136,11 @@ enum FieldLineParser {
     @inline(__always)
     private static func checkLineBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) throws(CodecError)
     {
-        for index in start..<end {
-            let byte = bytes[index]
-            if byte == ByteClasses.cr { throw .bareCarriageReturn }
-            if byte == 0 { throw .invalidFieldLine(preview: preview(bytes, start, end)) }
+        // The first CR or NUL decides the error, as a byte-by-byte scan would.
+        let found = ByteSearch.firstIndex(of: ByteClasses.cr, or: 0, in: bytes, from: start, to: end)
+        guard found == end else {
+            if bytes[found] == ByteClasses.cr { throw .bareCarriageReturn }
+            throw .invalidFieldLine(preview: preview(bytes, start, end))
         }
     }
 

@@ -44,16 +44,17 @@ struct HeadScanner: Sendable, Hashable {
         let upper = min(bytes.count, limit)
         var index = scannedBytes
         while index < upper {
-            if bytes[index] == ByteClasses.lf {
-                let length = index - lineStart
-                if length == 0 || (length == 1 && bytes[lineStart] == ByteClasses.cr) {
-                    return HeadBoundary(
-                        firstLineEnd: firstLineEnd, fieldsEnd: lineStart, headEnd: index + 1, lineCount: lineCount)
-                }
-                if firstLineEnd == nil { firstLineEnd = index }
-                lineCount += 1
-                lineStart = index + 1
+            // Eight bytes at a time to the next LF (ByteSearch.swift).
+            index = ByteSearch.firstIndex(of: ByteClasses.lf, in: bytes, from: index, to: upper)
+            guard index < upper else { break }
+            let length = index - lineStart
+            if length == 0 || (length == 1 && bytes[lineStart] == ByteClasses.cr) {
+                return HeadBoundary(
+                    firstLineEnd: firstLineEnd, fieldsEnd: lineStart, headEnd: index + 1, lineCount: lineCount)
             }
+            if firstLineEnd == nil { firstLineEnd = index }
+            lineCount += 1
+            lineStart = index + 1
             index += 1
         }
         scannedBytes = index
