@@ -15,22 +15,30 @@
 extension TargetURL {
     /// The URL `text` names when `text` is already in normal form, or nil when the general parser must
     /// read it (which may still accept it, or throw).
-    static func normalForm(_ text: String) -> TargetURL? {
+    package static func normalForm(_ text: String) -> TargetURL? {
         text.utf8.withContiguousStorageIfAvailable { normalForm(bytes: $0) } ?? nil
     }
 
     private static func normalForm(bytes: UnsafeBufferPointer<UInt8>) -> TargetURL? {
+        // "http://" or "https://", compared byte by byte (a generic `starts(with:)` cost a sixth of the scan).
+        guard bytes.count >= 7, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
+            bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p")
+        else { return nil }
         let scheme: Scheme
         var index: Int
-        if bytes.starts(with: "http://".utf8) {
+        if bytes[4] == UInt8(ascii: ":") {
             scheme = .http
-            index = 7
-        } else if bytes.starts(with: "https://".utf8) {
+            index = 5
+        } else if bytes[4] == UInt8(ascii: "s"), bytes[5] == UInt8(ascii: ":") {
             scheme = .https
-            index = 8
+            index = 6
         } else {
             return nil
         }
+        guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "/"), bytes[index + 1] == UInt8(ascii: "/") else {
+            return nil
+        }
+        index += 2
 
         // The host: only bytes the general parser keeps as they are (lowercase letters, digits, "-", "_",
         // "."), not empty, no trailing dot (the general parser drops it from a numeric name).
