@@ -154,7 +154,8 @@ enum FieldLineParser {
         guard colon < end, colon > start, bytes[colon] == ByteClasses.colon else {
             throw .invalidFieldLine(preview: preview(bytes, start, end))
         }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<colon]), as: UTF8.self)
+        let nameBytes = UnsafeBufferPointer(rebasing: bytes[start..<colon])
+        let name = CommonFieldNames.name(nameBytes) ?? String(decoding: nameBytes, as: UTF8.self)
         let value = trimmedString(bytes, colon + 1, end)
         return (HTTPField(name: name, value: value), colon)
     }
