@@ -6,6 +6,8 @@
 // `Date`, `Server`, `Content-Type`, `Content-Length`... When the bytes spell one of them exactly (same case;
 // the name is kept as received, RFC 9110 §5.1 only makes the comparison case-insensitive), the parser takes
 // the literal instead. Anything else, including the same name in another case, is decoded as before.
+// The lookup is a switch on the length rather than a table: a table of strings compared with
+// `elementsEqual` cost 3,000 instructions per response more than it saved (callgrind).
 
 enum CommonFieldNames {
     /// The literal spelled by `bytes`, or nil when `bytes` is not one of the common names as written here.
