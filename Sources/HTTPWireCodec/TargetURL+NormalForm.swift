@@ -57,10 +57,7 @@ extension TargetURL {
         guard !host.isEmpty, host.last != UInt8(ascii: ".") else { return nil }
         // A host whose last label is a number is an IPv4 address and must be exactly one (the WHATWG
         // "ends in a number" rule the general parser applies); a bad one is the general parser's error.
-        let lastLabel = bytes[lastLabelStart..<index]
-        if lastLabel.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-            || lastLabel.starts(with: "0x".utf8)
-        {
+        if IPAddressText.isNumericLabel(bytes[lastLabelStart..<index]) {
             guard IPAddressText.ipv4Address(host) != nil else { return nil }
         }
 
@@ -104,16 +101,11 @@ extension TargetURL {
             index += 1
         }
 
-        var url = TargetURL(
-            scheme: scheme, host: String(decoding: host, as: UTF8.self), port: port, pathAndQuery: "")
-        let target = UnsafeBufferPointer(rebasing: bytes[targetStart...])
+        let target = String(decoding: UnsafeBufferPointer(rebasing: bytes[targetStart...]), as: UTF8.self)
         // RFC 9112 §3.2.1: an empty path is sent as "/".
-        if target.first == UInt8(ascii: "/") {
-            url.pathAndQuery = String(decoding: target, as: UTF8.self)
-        } else {
-            url.pathAndQuery = "/" + String(decoding: target, as: UTF8.self)
-        }
-        return url
+        return TargetURL(
+            scheme: scheme, host: String(decoding: host, as: UTF8.self), port: port,
+            pathAndQuery: target.utf8.first == UInt8(ascii: "/") ? target : "/" + target)
     }
 
     /// Lowercase letters, digits, "-" and "_": the host bytes the general parser neither changes nor refuses.

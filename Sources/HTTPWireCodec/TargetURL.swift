@@ -251,10 +251,7 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
         // inet_aton) would otherwise reach a different address than the one the user reads.
         var labels = lowered.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
-        if let last = labels.last, !last.isEmpty,
-            last.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-                || last.starts(with: "0x".utf8)
-        {
+        if let last = labels.last, IPAddressText.isNumericLabel(last) {
             let dotted = Array(labels.joined(separator: [UInt8(ascii: ".")]))
             guard IPAddressText.ipv4Address(dotted) != nil else {
                 throw .invalidURL(original, reason: "invalid IPv4 address (expected four decimal numbers 0-255)")
@@ -287,6 +284,14 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
 extension TargetURL {
     /// Reading and writing IP address literals, kept inside TargetURL because nothing else needs them.
     enum IPAddressText {
+        /// WHATWG URL's "ends in a number" test for a host's last label: all decimal digits, or a `0x` hex
+        /// prefix. A host whose last label passes is meant as an IPv4 address and must be exactly one.
+        static func isNumericLabel<Bytes: Collection<UInt8>>(_ label: Bytes) -> Bool {
+            !label.isEmpty
+                && (label.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                    || label.starts(with: "0x".utf8))
+        }
+
         /// RFC 3986 §3.2.2 IPv4address: four decimal numbers 0–255, no leading zeros (`010` means 8 to
         /// inet_aton and 10 to a reader, so it is refused). The address as one 32-bit number, or nil; one
         /// pass, nothing allocated (the URL fast path and `isIPAddress` ask this of every host).
