@@ -147,7 +147,9 @@ enum DownloadCommand {
                 if notes && offset > 0 { note("resuming \(destination) at byte \(offset)") }
                 if showsProgress { bar = ProgressBar(total: expectedBytes, alreadyTransferred: offset) }
             case .progress(let progress):
-                if let frame = bar?.update(transferred: progress.receivedBytes) { Terminal.writeError(frame) }
+                if let frame = bar?.update(transferred: progress.receivedBytes, isPaced: true) {
+                    Terminal.writeError(frame)
+                }
             case .restarted(let cause):
                 if notes { note("starting again from byte 0: " + explanation(of: cause)) }
             case .retrying(let attempt, let delay, let error):

@@ -35,7 +35,12 @@ import Testing
             request.expectContinue = true
             let response = try await client.stream(request)
             for try await _ in response.body {}
-            let timers = Self.timers(of: Self.exchange(of: response))
+            let exchange = Self.exchange(of: response)
+            // The answer can be read to its end before the writer task, delayed on a busy machine between
+            // its last write and its head timer, scheduled that timer (then the exchange cancels it at once):
+            // wait for the writer so both timers are there to check.
+            await exchange.shared.withLock { $0.writer }?.value
+            let timers = Self.timers(of: exchange)
             try #require(timers.count == 2, "the continue wait and the head wait")
             #expect(await eventually { timers.allSatisfy { !$0.isScheduled } })
             await client.shutdown()

@@ -21,7 +21,8 @@ public enum DownloadEvent: Sendable, Hashable {
     /// (non-zero when resuming), and `expectedBytes` is the final size when the server announced it.
     case started(destination: String, offset: Int64, expectedBytes: Int64?)
     /// Bytes received so far (including those already on disk), the total when known, the smoothed speed
-    /// and the time left. At most one per `progressInterval`, and one when the body ends.
+    /// and the time left. At most one per `progressInterval` — the newest held back until the interval
+    /// ends, so none is lost to the rate limit — and one when the body ends.
     case progress(TransferProgress)
     /// The partial data was discarded and the download starts from byte zero, for this reason.
     case restarted(ResumeRestartCause)

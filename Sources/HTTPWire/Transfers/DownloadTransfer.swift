@@ -28,7 +28,8 @@ struct DownloadTransfer: Sendable {
     /// The final size, when known, for the fraction and the time left.
     let expectedTotal: Int64?
     let options: DownloadOptions
-    /// Called with a progress snapshot at most once per `progressInterval`, and once at the end.
+    /// Called with a progress snapshot at most once per `progressInterval` (through a
+    /// ``ProgressThrottle``, so the newest one held back comes when the interval ends), and once at the end.
     let report: @Sendable (TransferProgress) -> Void
 
     /// The size of each of the queue's two blocks: the largest write, and with the block being written the
@@ -61,9 +62,11 @@ struct DownloadTransfer: Sendable {
         let file = self.file
         let record = self.record
         let writer = Task { await Self.writeBlocks(from: queue, to: file, record: record, committer: committer) }
+        let throttle = ProgressThrottle(interval: options.progressInterval, report: report)
         var failure: (any Error)?
         do {
-            try await receive(body: body, canSplice: canSplice, queue: queue, committer: committer)
+            try await receive(
+                body: body, canSplice: canSplice, queue: queue, committer: committer, throttle: throttle)
         } catch {
             failure = error
         }
@@ -77,7 +80,7 @@ struct DownloadTransfer: Sendable {
             // `progressInterval` old, and `.paused` reports it. Report what the record counts now, so the
             // paused offset is exactly where `resume()` will ask to continue (`wire demo` once saw a resume
             // ask for a later offset than the pause had reported).
-            report(TransferProgress(receivedBytes: committer.durableBytes, expectedBytes: expectedTotal))
+            throttle.finish(with: TransferProgress(receivedBytes: committer.durableBytes, expectedBytes: expectedTotal))
             throw failure
         }
         if let writeFailure = queue.failure { throw writeFailure }
@@ -88,13 +91,13 @@ struct DownloadTransfer: Sendable {
     /// has a Content-Length (over TLS: records decrypted in place, no copy out of a receive buffer), else
     /// slices copied into the queue; progress per round.
     private func receive(
-        body: ResponseBody, canSplice: Bool, queue: DownloadWriteQueue, committer: DownloadCommitter
+        body: ResponseBody, canSplice: Bool, queue: DownloadWriteQueue, committer: DownloadCommitter,
+        throttle: ProgressThrottle
     ) async throws {
         let clock = ContinuousClock()
         let start = clock.now
         var meter = ThroughputMeter()
         var received: Int64 = 0
-        var lastReport = start
         var iterator = body.makeAsyncIterator()
         // The budgets this transfer spends: its own limit (one per transfer) and a shared one.
         let limiters =
@@ -105,9 +108,8 @@ struct DownloadTransfer: Sendable {
             received += count
             let now = clock.now
             meter.record(bytes: count, at: now - start)
-            guard force || now - lastReport >= options.progressInterval else { return }
-            lastReport = now
-            report(meter.progress(receivedBytes: offset + received, expectedBytes: expectedTotal))
+            let progress = meter.progress(receivedBytes: offset + received, expectedBytes: expectedTotal)
+            if force { throttle.finish(with: progress) } else { throttle.offer(progress) }
         }
         while true {
             if canSplice {

@@ -48,7 +48,6 @@ struct SegmentedTransfer: Sendable {
         var failure: (any Error)?
         var head: ResponseHead?
         var meter = ThroughputMeter()
-        var lastReport: ContinuousClock.Instant
     }
 
     /// The GET of the download (its fields and options); `Range` and `If-Range` are added per segment.
@@ -62,7 +61,8 @@ struct SegmentedTransfer: Sendable {
     let options: DownloadOptions
     /// Called once per request sent, for ``DownloadResult/requests``.
     let countRequest: @Sendable () -> Void
-    /// Called with a progress snapshot at most once per `progressInterval`, and once at the end.
+    /// Called with a progress snapshot at most once per `progressInterval` (through a
+    /// ``ProgressThrottle``, so the newest one held back comes when the interval ends), and once at the end.
     let report: @Sendable (TransferProgress) -> Void
 
     /// The least time the rest of a download must still need, at the first connection's rate, for more
@@ -77,7 +77,8 @@ struct SegmentedTransfer: Sendable {
         let length = record.expectedLength ?? 0
         let clock = ContinuousClock()
         let start = clock.now
-        let shared = LockedState(Shared(plan: plan, lastReport: start))
+        let shared = LockedState(Shared(plan: plan))
+        let throttle = ProgressThrottle(interval: options.progressInterval, start: start, report: report)
         let committer = DownloadCommitter(
             file: file, record: record.counting(0, segments: plan.segments), options: options)
         let limiters =
@@ -85,7 +86,7 @@ struct SegmentedTransfer: Sendable {
             .compactMap { $0 }
         let worker = Worker(
             transfer: self, shared: shared, committer: committer, limiters: limiters, clock: clock, start: start,
-            length: length)
+            length: length, throttle: throttle)
         let firstAssignment = first == nil ? nil : shared.withLock { $0.plan.assignment() }
         // A plan of one segment for a first response: the others join once the probe says so.
         let isProbing = first != nil && plan.parts.count == 1 && connections > 1
@@ -116,7 +117,7 @@ struct SegmentedTransfer: Sendable {
         }
         committer.update(record.counting(0, segments: segments))
         let commitFailure = await committer.finish()
-        report(TransferProgress(receivedBytes: committed, expectedBytes: length))
+        throttle.finish(with: TransferProgress(receivedBytes: committed, expectedBytes: length))
         if let restart { return .restart(restart) }
         if let commitFailure { throw commitFailure }
         if committed < length {
@@ -138,6 +139,7 @@ struct SegmentedTransfer: Sendable {
         let clock: ContinuousClock
         let start: ContinuousClock.Instant
         let length: Int64
+        let throttle: ProgressThrottle
 
         /// Takes assignments until there is nothing worth taking, a restart is asked for, or a request
         /// fails (then the segment goes back to the plan and this connection stops).
@@ -324,17 +326,14 @@ struct SegmentedTransfer: Sendable {
         private func wrote(_ count: Int64, of work: SegmentPlan.Assignment, at next: inout Int64) async throws {
             next += count
             let now = clock.now
-            let interval = transfer.options.progressInterval
-            let progress = shared.withLock { state -> TransferProgress? in
+            shared.withLock { state in
                 state.plan.wrote(work.id, bytes: count)
-                // Under the lock, so the committer never sees an older snapshot after a newer one.
+                // Under the lock, so neither the committer nor the throttle ever sees an older snapshot
+                // after a newer one.
                 committer.update(transfer.record.counting(0, segments: state.plan.segments))
                 state.meter.record(bytes: count, at: now - start)
-                guard now - state.lastReport >= interval else { return nil }
-                state.lastReport = now
-                return state.meter.progress(receivedBytes: state.plan.committedBytes, expectedBytes: length)
+                throttle.offer(state.meter.progress(receivedBytes: state.plan.committedBytes, expectedBytes: length))
             }
-            if let progress { transfer.report(progress) }
             for limiter in limiters { try await limiter.spend(Int(count)) }
         }
     }
