@@ -135,21 +135,21 @@ enum DownloadCommand {
 
     /// Draws the bar from progress events and notes resumes, restarts and retries on their own lines.
     static func observe(_ events: AsyncStream<DownloadEvent>, showsProgress: Bool, verbose: Bool) async {
-        var bar: ProgressBar?
+        var bar: LiveProgressBar?
         let notes = showsProgress || verbose
         func note(_ text: String) {
-            if bar != nil { Terminal.writeError("\n") }
-            Terminal.writeError("wire: " + text + "\n")
+            if let bar { bar.note("wire: " + text) } else { Terminal.writeError("wire: " + text + "\n") }
         }
         for await event in events {
             switch event {
             case .started(let destination, let offset, let expectedBytes):
                 if notes && offset > 0 { note("resuming \(destination) at byte \(offset)") }
-                if showsProgress { bar = ProgressBar(total: expectedBytes, alreadyTransferred: offset) }
-            case .progress(let progress):
-                if let frame = bar?.update(transferred: progress.receivedBytes, isPaced: true) {
-                    Terminal.writeError(frame)
+                if showsProgress {
+                    bar?.stop()
+                    bar = LiveProgressBar(ProgressBar(total: expectedBytes, alreadyTransferred: offset))
                 }
+            case .progress(let progress):
+                bar?.update(transferred: progress.receivedBytes)
             case .restarted(let cause):
                 if notes { note("starting again from byte 0: " + explanation(of: cause)) }
             case .retrying(let attempt, let delay, let error):
@@ -157,13 +157,11 @@ enum DownloadCommand {
             case .paused, .resumed:
                 break
             case .finished:
-                if var finished = bar {
-                    Terminal.writeError(finished.finish())
-                    bar = nil
-                }
+                bar?.finish()
+                bar = nil
             }
         }
-        if bar != nil { Terminal.writeError("\n") }
+        bar?.stop()
     }
 
     /// Why the partial data was thrown away, in words (RFC 9110 §13.1.5: If-Range makes a server that

@@ -45,14 +45,15 @@ enum GetCommand {
         try output.begin(
             version: response.version, status: response.status, reason: response.reason,
             fields: response.fields, for: command)
-        var bar = showsProgress(command) ? ProgressBar(total: response.expectedContentLength) : nil
+        let bar = showsProgress(command) ? LiveProgressBar(ProgressBar(total: response.expectedContentLength)) : nil
+        defer { bar?.stop() }
         var received: Int64 = 0
         for try await piece in response.body {
             try output.write(piece)
             received += Int64(piece.count)
-            if let frame = bar?.update(transferred: received) { Terminal.writeError(frame) }
+            bar?.update(transferred: received)
         }
-        if var bar { Terminal.writeError(bar.finish()) }
+        bar?.finish()
         try ClientSettings.writeOut(
             status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
             for: command, into: output)

@@ -61,15 +61,12 @@ struct ProgressBar: Sendable {
     }
 
     /// Records that `transferred` bytes are done so far. Returns the frame to write when a redraw is due
-    /// (the first call, then at most one per `redrawInterval`), nil otherwise. `isPaced`: the caller's
-    /// updates are already rate-limited (a download's progress events, ten a second with the newest held
-    /// back until the interval ends), so every one is drawn: dropping one that came a little under the
-    /// interval after the last could drop the last of a burst and leave the bar behind during a stall.
-    mutating func update(transferred bytes: Int64, isPaced: Bool = false) -> String? {
+    /// (the first call, then at most one per `redrawInterval`), nil otherwise.
+    mutating func update(transferred bytes: Int64) -> String? {
         guard !isFinished else { return nil }
         transferred = bytes
         let time = now()
-        if !isPaced, let lastFrame, time - lastFrame < Self.redrawInterval { return nil }
+        if let lastFrame, time - lastFrame < Self.redrawInterval { return nil }
         lastFrame = time
         samples.append((time, bytes))
         samples.removeFirst(samples.prefix { time - $0.time > Self.speedWindow }.count)
@@ -80,6 +77,12 @@ struct ProgressBar: Sendable {
             tail = "ETA " + Self.clockText(seconds: (Double(max(total - bytes, 0)) / speed).rounded(.up))
         }
         return frame(speed: speed, tail: total == nil ? nil : tail)
+    }
+
+    /// The frame for the count already recorded, when a redraw is due: what a timer calls during a stall,
+    /// so the last bytes are drawn and the speed falls as the window moves past them.
+    mutating func redraw() -> String? {
+        update(transferred: transferred)
     }
 
     /// The last frame, with the average speed and the time taken, followed by a newline so whatever is

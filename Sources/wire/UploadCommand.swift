@@ -33,12 +33,12 @@ enum UploadCommand {
         try await ClientSettings.withClient(for: command) { client in
             let upload = client.upload(form, to: command.urls[0], fields: ClientSettings.fields(for: command))
             let observer = Task {
-                var bar: ProgressBar?
+                var bar: LiveProgressBar?
                 for await progress in upload.progress where showsProgress {
-                    if bar == nil { bar = ProgressBar(total: progress.expectedBytes) }
-                    if let frame = bar?.update(transferred: progress.receivedBytes) { Terminal.writeError(frame) }
+                    if bar == nil { bar = LiveProgressBar(ProgressBar(total: progress.expectedBytes)) }
+                    bar?.update(transferred: progress.receivedBytes)
                 }
-                if var bar { Terminal.writeError(bar.finish()) }
+                bar?.finish()
             }
             let response: HTTPResponse
             do {

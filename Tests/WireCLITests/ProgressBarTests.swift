@@ -58,17 +58,6 @@ final class FakeClock: Sendable {
         #expect(bar.update(transferred: 200_000) == nil)
     }
 
-    @Test("updates the caller already paced (a download's events) are all drawn, however close together")
-    func pacedUpdatesAllDraw() throws {
-        var (bar, clock) = bar(total: 100 * Self.mebibyte)
-        _ = bar.update(transferred: 0, isPaced: true)
-        clock.advance(by: .milliseconds(99))
-        // The held-back end of a burst, reported a hair under 100 ms after the last frame by this clock.
-        let update = bar.update(transferred: 3 * Self.mebibyte, isPaced: true)
-        let frame = try #require(update)
-        #expect(frame.contains("3.0 MiB / 100.0 MiB"))
-    }
-
     @Test("the speed covers the last five seconds, so a stall shows 0 B/s and no ETA")
     func stallShowsZeroSpeed() throws {
         var (bar, clock) = bar(total: 10 * Self.mebibyte)

@@ -171,6 +171,29 @@ import Testing
         }
     }
 
+    @Test(
+        "during a stall the bar shows every byte that came before it",
+        .timeLimit(.scaledMinutes(1)),
+        arguments: ["get", "download"])
+    func progressBarDuringStall(command: String) async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withFixtureServer { server in
+            // 300,000 bytes come at once, then the server holds the body until the test releases it. A bar
+            // redrawn only when bytes arrive (at most ten a second) shows the first piece of the burst.
+            let url = server.baseURL + "bytes/1000000?hold_at=300000"
+            let running = try await WireProcess.start([
+                command, url, "-o", directory + "/held", "--progress", "--max-time", "60",
+            ])
+            let shown = await eventually(within: .seconds(30)) { await running.errorSoFar().contains("293.0 KiB") }
+            server.releaseHeldBodies()
+            let result = try await running.finish()
+            #expect(shown, "\(result.standardError)")
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardError.contains("976.6 KiB"))
+        }
+    }
+
     @Test("upload sends fields and files as one multipart/form-data body", .timeLimit(.scaledMinutes(1)))
     func upload() async throws {
         let directory = try makeDirectory()
