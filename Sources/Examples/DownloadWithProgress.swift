@@ -16,12 +16,14 @@ package enum DownloadWithProgress {
         let download = client.download(from: url, to: destination, options: options)
         var nextQuarter = 1
         for await event in download.events {
-            guard case .progress(let progress) = event, let fraction = progress.fraction else { continue }
-            while nextQuarter <= 4, fraction >= Double(nextQuarter) / 4 {
-                let speed = Int((progress.bytesPerSecond ?? 0) / 1024)
-                log("\(progress.receivedBytes) of \(progress.expectedBytes ?? 0) bytes, \(speed) KiB/s")
-                nextQuarter += 1
-            }
+            // One line each time the download passes another quarter (one event may pass several).
+            guard case .progress(let progress) = event, let fraction = progress.fraction,
+                nextQuarter <= 4, fraction >= Double(nextQuarter) / 4
+            else { continue }
+            // The speed is measured over one-second windows: nil until the first has closed.
+            let speed = progress.bytesPerSecond.map { "\(Int($0 / 1024)) KiB/s" } ?? "speed not measured yet"
+            log("\(progress.receivedBytes) of \(progress.expectedBytes ?? 0) bytes, \(speed)")
+            while nextQuarter <= 4, fraction >= Double(nextQuarter) / 4 { nextQuarter += 1 }
         }
         let result = try await download.result()
         log("saved \(result.location): \(result.bytes) bytes, \(result.resumedFromBytes) of them from before")
