@@ -164,29 +164,10 @@ enum DownloadCommand {
         bar?.stop()
     }
 
-    /// Why the partial data was thrown away, in words (RFC 9110 §13.1.5: If-Range makes a server that
-    /// changed the file answer 200 with all of it).
+    /// Why the partial data was thrown away, in words: the library's sentence (RFC 9110 §13.1.5: If-Range
+    /// makes a server that changed the file answer 200 with all of it), with the flag for a restart asked for.
     static func explanation(of cause: ResumeRestartCause) -> String {
-        switch cause {
-        case .requested: return "--restart was given"
-        case .notResumable(let reason):
-            switch reason {
-            case .noPartialFile, .noRecord, .nothingCommitted: return "nothing usable on disk"
-            case .differentURL: return "the partial data came from another URL"
-            case .partialFileTooShort: return "the partial file is shorter than its record says"
-            case .noValidator: return "the server gave no ETag or Last-Modified to resume safely against"
-            case .methodNotResumable: return "only a GET without a body can be resumed"
-            }
-        case .serverAnswer(let reason):
-            switch reason {
-            case .rangeIgnored: return "the server sent the whole file (it changed, or ignores Range)"
-            case .representationChanged: return "the server's file changed (new validator)"
-            case .unexpectedRangeStart(let expected, let received):
-                return "the server answered from byte \(received) instead of \(expected)"
-            case .lengthChanged(let expected, let received):
-                return "the file's length changed from \(expected) to \(received) bytes"
-            case .notSatisfiable: return "the server cannot serve the rest (416)"
-            }
-        }
+        if case .requested = cause { return "--restart was given" }
+        return cause.description
     }
 }
