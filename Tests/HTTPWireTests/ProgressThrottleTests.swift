@@ -11,44 +11,41 @@ import Testing
 @testable import HTTPWire
 
 @Suite struct ProgressThrottleTests {
-    /// What a throttle passed on, in order.
-    final class Reports: Sendable {
-        private let values = LockedState<[Int64]>([])
-        var all: [Int64] { values.withLock { $0 } }
-        func append(_ progress: TransferProgress) { values.withLock { $0.append(progress.receivedBytes) } }
-    }
-
     @Test("the newest snapshot held back inside an interval is reported when the interval ends")
     func trailingEdge() async throws {
-        let reports = Reports()
-        let throttle = ProgressThrottle(interval: .seconds(1)) { reports.append($0) }
+        let reports = LockedState<[Int64]>([])
+        let throttle = ProgressThrottle(interval: .seconds(1)) { progress in
+            reports.withLock { $0.append(progress.receivedBytes) }
+        }
         for bytes in [100, 200, 300] as [Int64] {
             throttle.offer(TransferProgress(receivedBytes: bytes, expectedBytes: 1000))
         }
         // Without a trailing edge nothing more is ever reported: no offer comes after the interval.
-        #expect(await eventually(within: .seconds(20)) { reports.all.last == 300 })
-        let seen = reports.all
+        #expect(await eventually(within: .seconds(20)) { reports.withLock { $0.last } == 300 })
+        let seen = reports.withLock { $0 }
         #expect(seen == seen.sorted() && seen.count <= 3, "\(seen)")
         #expect(await eventually { throttle.scheduledTimer == nil })
     }
 
     @Test("finish reports at once, leaves no timer on the reactor, and nothing comes after it")
     func finishCancelsTheTimer() async throws {
-        let reports = Reports()
-        let throttle = ProgressThrottle(interval: .seconds(600)) { reports.append($0) }
+        let reports = LockedState<[Int64]>([])
+        let throttle = ProgressThrottle(interval: .seconds(600)) { progress in
+            reports.withLock { $0.append(progress.receivedBytes) }
+        }
         throttle.offer(TransferProgress(receivedBytes: 100, expectedBytes: nil))
         let timer = try #require(throttle.scheduledTimer)
         #expect(timer.isScheduled)
-        #expect(reports.all.isEmpty)
+        #expect(reports.withLock { $0.isEmpty })
         throttle.finish(with: TransferProgress(receivedBytes: 150, expectedBytes: nil))
-        #expect(reports.all == [150])
+        #expect(reports.withLock { $0 } == [150])
         #expect(throttle.scheduledTimer == nil)
         // The cancellation reaches the reactor thread asynchronously.
         #expect(await eventually { !timer.isScheduled })
         throttle.offer(TransferProgress(receivedBytes: 200, expectedBytes: nil))
         throttle.finish(with: TransferProgress(receivedBytes: 250, expectedBytes: nil))
         #expect(throttle.scheduledTimer == nil)
-        #expect(reports.all == [150])
+        #expect(reports.withLock { $0 } == [150])
     }
 
     /// Downloads `count` bytes whose body the server holds at `holds` (one per segment), waits until the

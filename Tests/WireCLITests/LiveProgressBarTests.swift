@@ -12,18 +12,12 @@ import Testing
 @Suite struct LiveProgressBarTests {
     private static let mebibyte: Int64 = 1 << 20
 
-    /// What the bar wrote, in order.
-    final class Written: Sendable {
-        private let lines = LockedState<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
-        func append(_ text: String) { lines.withLock { $0.append(text) } }
-    }
-
-    private func live(total: Int64?) -> (LiveProgressBar, FakeClock, Written) {
+    /// A live bar on a fake clock, and what it wrote, in order.
+    private func live(total: Int64?) -> (LiveProgressBar, FakeClock, LockedState<[String]>) {
         let clock = FakeClock()
-        let written = Written()
+        let written = LockedState<[String]>([])
         let bar = ProgressBar(total: total, alreadyTransferred: 0, columns: 80, now: { clock.now })
-        return (LiveProgressBar(bar, write: { written.append($0) }), clock, written)
+        return (LiveProgressBar(bar, write: { text in written.withLock { $0.append(text) } }), clock, written)
     }
 
     @Test("bytes that came inside the last interval before a stall are drawn without another update")
@@ -32,10 +26,10 @@ import Testing
         bar.update(transferred: 0)
         clock.advance(by: .milliseconds(10))
         bar.update(transferred: 3 * Self.mebibyte)  // inside the interval: not drawn now
-        #expect(written.all.count == 1)
+        #expect(written.withLock { $0 }.count == 1)
         clock.advance(by: .milliseconds(200))
         // No update comes (the transfer stalls); the redraw task draws the 3 MiB.
-        #expect(await eventually { written.all.contains { $0.contains("3.0 MiB / 10.0 MiB") } })
+        #expect(await eventually { written.withLock { $0 }.contains { $0.contains("3.0 MiB / 10.0 MiB") } })
         bar.finish()
         await bar.waitUntilStopped()
     }
@@ -46,12 +40,13 @@ import Testing
         bar.update(transferred: 0)
         clock.advance(by: .seconds(1))
         bar.update(transferred: 5 * Self.mebibyte)
-        // Redraws with no new bytes: first 5 MiB over the four seconds the window still spans (1.25 MiB/s), then none
-        // over the three seconds since that redraw.
+        // Redraws with no new bytes: first 5 MiB over the four seconds the window still spans (1.25 MiB/s),
+        // then none over the three seconds since that redraw.
+        let lastFrame = { written.withLock { $0.last } ?? "" }
         clock.advance(by: .seconds(3))
-        #expect(await eventually { written.all.last?.contains("5.0 MiB  1.3 MiB/s") == true }, "\(written.all)")
+        #expect(await eventually { lastFrame().contains("5.0 MiB  1.3 MiB/s") }, "\(written.withLock { $0 })")
         clock.advance(by: .seconds(3))
-        #expect(await eventually { written.all.last?.contains("5.0 MiB  0 B/s") == true }, "\(written.all)")
+        #expect(await eventually { lastFrame().contains("5.0 MiB  0 B/s") }, "\(written.withLock { $0 })")
         bar.stop()
         await bar.waitUntilStopped()
     }
@@ -62,17 +57,17 @@ import Testing
         bar.note("wire: before any frame")
         bar.update(transferred: Self.mebibyte)
         bar.note("wire: resuming")
-        #expect(written.all[0] == "wire: before any frame\n")
-        #expect(written.all[1].hasPrefix("\r"))
-        #expect(written.all[2] == "\nwire: resuming\n")
+        #expect(written.withLock { $0 }[0] == "wire: before any frame\n")
+        #expect(written.withLock { $0 }[1].hasPrefix("\r"))
+        #expect(written.withLock { $0 }[2] == "\nwire: resuming\n")
         bar.finish()
-        let count = written.all.count
-        #expect(written.all.last?.hasSuffix("\n") == true)
+        let count = written.withLock { $0 }.count
+        #expect(written.withLock { $0 }.last?.hasSuffix("\n") == true)
         await bar.waitUntilStopped()
         clock.advance(by: .seconds(1))
         bar.update(transferred: 2 * Self.mebibyte)
         bar.stop()
-        #expect(written.all.count == count)
+        #expect(written.withLock { $0 }.count == count)
     }
 
     @Test("stopping a bar with a frame on its line ends that line; one without a frame writes nothing")
@@ -80,10 +75,10 @@ import Testing
         let (drawn, _, drawnWritten) = live(total: nil)
         drawn.update(transferred: 1)
         drawn.stop()
-        #expect(drawnWritten.all.last == "\n")
+        #expect(drawnWritten.withLock { $0 }.last == "\n")
         let (silent, _, silentWritten) = live(total: nil)
         silent.stop()
-        #expect(silentWritten.all.isEmpty)
+        #expect(silentWritten.withLock { $0 }.isEmpty)
         await drawn.waitUntilStopped()
         await silent.waitUntilStopped()
     }
