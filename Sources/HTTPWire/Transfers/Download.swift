@@ -102,7 +102,8 @@ public final class Download: Sendable {
     /// from the first response (nil until then).
     public var destination: String? { control.withLock { $0.destination } }
 
-    /// The latest progress snapshot (updated at most once per `progressInterval`).
+    /// The latest progress snapshot (updated at most once per `progressInterval`, and once a second while
+    /// no byte arrives, so its speed falls during a stall).
     public var progress: TransferProgress { control.withLock { $0.progress } }
 
     /// True while paused (after `pause()` until `resume()`).

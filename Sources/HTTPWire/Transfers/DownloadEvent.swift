@@ -22,7 +22,9 @@ public enum DownloadEvent: Sendable, Hashable {
     case started(destination: String, offset: Int64, expectedBytes: Int64?)
     /// Bytes received so far (including those already on disk), the total when known, the smoothed speed
     /// and the time left. At most one per `progressInterval` — the newest held back until the interval
-    /// ends, so none is lost to the rate limit — and one when the body ends.
+    /// ends, so none is lost to the rate limit — and one when the body ends. While no byte arrives (a
+    /// stalled server), one a second anyway, with the same bytes and the speed falling as the meter counts
+    /// the silence, as curl's meter keeps ticking.
     case progress(TransferProgress)
     /// The partial data was discarded and the download starts from byte zero, for this reason.
     case restarted(ResumeRestartCause)

@@ -46,7 +46,8 @@ public struct DownloadOptions: Sendable {
     public var requiresValidator: Bool = true
     /// The least time between two `.progress` events. Default 100 ms: ten a second is smooth for a
     /// progress bar and costs nothing on the data path. Bytes that arrive inside an interval are reported
-    /// when it ends, so a burst followed by a stall shows every byte of the burst.
+    /// when it ends, so a burst followed by a stall shows every byte of the burst; during the stall itself
+    /// a snapshot comes once a second (or once an interval, if longer), its speed falling.
     public var progressInterval: Duration = .milliseconds(100)
     /// The longest time received bytes go without being flushed (fdatasync) and counted in the record,
     /// which is what survives a power loss; a stream that goes quiet is flushed at once. A process kill

@@ -62,11 +62,19 @@ struct DownloadTransfer: Sendable {
         let file = self.file
         let record = self.record
         let writer = Task { await Self.writeBlocks(from: queue, to: file, record: record, committer: committer) }
-        let throttle = ProgressThrottle(interval: options.progressInterval, report: report)
+        let start = ContinuousClock().now
+        let measure = LockedState(Measure(start: start))
+        let (offset, expectedTotal) = (self.offset, self.expectedTotal)
+        // A quiet spell (a stalled server) is reported too: the meter records the time that went by.
+        let throttle = ProgressThrottle(
+            interval: options.progressInterval, start: start,
+            refresh: { measure.withLock { $0.snapshot(bytes: 0, offset: offset, expectedBytes: expectedTotal) } },
+            report: report)
         var failure: (any Error)?
         do {
             try await receive(
-                body: body, canSplice: canSplice, queue: queue, committer: committer, throttle: throttle)
+                body: body, canSplice: canSplice, queue: queue, committer: committer, measure: measure,
+                throttle: throttle)
         } catch {
             failure = error
         }
@@ -92,12 +100,8 @@ struct DownloadTransfer: Sendable {
     /// slices copied into the queue; progress per round.
     private func receive(
         body: ResponseBody, canSplice: Bool, queue: DownloadWriteQueue, committer: DownloadCommitter,
-        throttle: ProgressThrottle
+        measure: LockedState<Measure>, throttle: ProgressThrottle
     ) async throws {
-        let clock = ContinuousClock()
-        let start = clock.now
-        var meter = ThroughputMeter()
-        var received: Int64 = 0
         var iterator = body.makeAsyncIterator()
         // The budgets this transfer spends: its own limit (one per transfer) and a shared one.
         let limiters =
@@ -105,11 +109,12 @@ struct DownloadTransfer: Sendable {
             .compactMap { $0 }
         let spliceRound = limiters.map(\.roundBytes).min().map { min($0, Self.spliceBytes) } ?? Self.spliceBytes
         func progressed(by count: Int64, force: Bool) {
-            received += count
-            let now = clock.now
-            meter.record(bytes: count, at: now - start)
-            let progress = meter.progress(receivedBytes: offset + received, expectedBytes: expectedTotal)
-            if force { throttle.finish(with: progress) } else { throttle.offer(progress) }
+            // Offered under the measure's lock, as the throttle's quiet-spell refresh reads it: a snapshot
+            // never overtakes a newer one.
+            measure.withLock { measure in
+                let progress = measure.snapshot(bytes: count, offset: offset, expectedBytes: expectedTotal)
+                if force { throttle.finish(with: progress) } else { throttle.offer(progress) }
+            }
         }
         while true {
             if canSplice {
@@ -152,6 +157,24 @@ struct DownloadTransfer: Sendable {
             for limiter in limiters { try await limiter.spend(piece.count) }
         }
         progressed(by: 0, force: true)
+    }
+
+    /// What progress is measured from: bytes received by this transfer and their speed. Behind a lock, since
+    /// the reading task and the throttle's quiet-spell refresh (on the reactor thread) both use it.
+    struct Measure: Sendable {
+        let start: ContinuousClock.Instant
+        var meter = ThroughputMeter()
+        var received: Int64 = 0
+
+        init(start: ContinuousClock.Instant) { self.start = start }
+
+        /// Records `bytes` received now (zero for time that went by) and returns the snapshot to report;
+        /// `offset` is what the file held before this transfer.
+        mutating func snapshot(bytes: Int64, offset: Int64, expectedBytes: Int64?) -> TransferProgress {
+            received += bytes
+            meter.record(bytes: bytes, at: ContinuousClock().now - start)
+            return meter.progress(receivedBytes: offset + received, expectedBytes: expectedBytes)
+        }
     }
 
     /// The writing side: takes whatever has gathered and writes it on the blocking worker, until the queue

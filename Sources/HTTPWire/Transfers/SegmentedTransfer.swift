@@ -78,7 +78,16 @@ struct SegmentedTransfer: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let shared = LockedState(Shared(plan: plan))
-        let throttle = ProgressThrottle(interval: options.progressInterval, start: start, report: report)
+        // A quiet spell (every connection stalled) is reported too, with the time that went by recorded.
+        let throttle = ProgressThrottle(
+            interval: options.progressInterval, start: start,
+            refresh: {
+                shared.withLock { state in
+                    state.meter.record(bytes: 0, at: clock.now - start)
+                    return state.meter.progress(receivedBytes: state.plan.committedBytes, expectedBytes: length)
+                }
+            },
+            report: report)
         let committer = DownloadCommitter(
             file: file, record: record.counting(0, segments: plan.segments), options: options)
         let limiters =
