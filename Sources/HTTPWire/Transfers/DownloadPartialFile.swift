@@ -61,9 +61,9 @@ final class DownloadPartialFile: @unchecked Sendable {
 
     /// Runs `work` on the BlockingWorker and waits for it to finish even when the calling task is
     /// cancelled: a write or commit abandoned half-way would leave the file and the record out of step
-    /// with what the download believes. (An unstructured task does not inherit the caller's cancellation.)
+    /// with what the download believes.
     static func runBlocking<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await Task { try await BlockingWorker.shared.run(work) }.value
+        try await BlockingWorker.shared.runToCompletion(work)
     }
 
     // MARK: Looking (blocking)
