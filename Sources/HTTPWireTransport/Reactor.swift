@@ -367,4 +367,14 @@ extension Reactor: TaskExecutor {
     package func enqueue(_ job: consuming ExecutorJob) {
         enqueue(.job(UnownedJob(job)))
     }
+
+    /// The reactor, when the current task prefers it; nil otherwise. For the unstructured task a feature
+    /// starts on its caller's behalf (a download's run loop): `Task { }` does not inherit a preference, so
+    /// `Task(executorPreference: Reactor.currentTaskPreference) { }` keeps a caller that runs on the
+    /// reactor there — reader, writer and bookkeeping on one thread, only disk calls leaving it — and leaves
+    /// every other caller's tasks on the cooperative pool.
+    package static var currentTaskPreference: (any TaskExecutor)? {
+        let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor }
+        return preferred == shared.asUnownedTaskExecutor() ? shared : nil
+    }
 }

@@ -1,7 +1,8 @@
 // The reactor as a task executor (`HTTPClient.reactorExecutor`): code under that preference really runs on
 // the reactor thread, and everything the client does still works there — pooled reuse, 200 requests in
 // flight, TLS, file uploads (whose disk reads go to the blocking worker), streamed bodies and each timeout
-// phase. Cancellation there is a case of ClientPoolTests.cancellationReleases. A task on the reactor makes
+// phase, and downloads started there (which stay there). Cancellation there is a case of
+// ClientPoolTests.cancellationReleases. A task on the reactor makes
 // its socket calls on the thread that also runs epoll_wait, and parks an operation without the queue, so
 // these are the paths that could hang or lose an edge if that was wrong.
 
@@ -126,6 +127,52 @@ import Testing
                     _ = try await client.get("drip?bytes=5&interval_ms=30000")
                 }
                 #expect(try await client.get("json").status == .ok)
+            }
+            await client.shutdown()
+        }
+    }
+
+    @Test("a task started with the current preference keeps the reactor's, and only the reactor's")
+    func currentTaskPreference() async throws {
+        #expect(Reactor.currentTaskPreference == nil)
+        let outside = await Task(executorPreference: Reactor.currentTaskPreference) {
+            Reactor.shared.isCurrentThread
+        }.value
+        #expect(!outside)
+        let inside = await withTaskExecutorPreference(HTTPClient.reactorExecutor) {
+            await Task(executorPreference: Reactor.currentTaskPreference) {
+                Reactor.currentTaskPreference != nil && Reactor.shared.isCurrentThread
+            }.value
+        }
+        #expect(inside)
+    }
+
+    @Test(
+        "downloads started on the reactor (where they now stay) land whole: one stream, chunked, segments",
+        .timeLimit(.scaledMinutes(1)))
+    func downloads() async throws {
+        let scratch = try DownloadScratch()
+        defer { scratch.remove() }
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server)
+            let count = 3 << 20
+            let digest = SHA256Digest.of(GeneratedBytes.bytes(0..<Int64(count)))
+            let paths = [
+                ("plain", "bytes/\(count)", 1), ("chunked", "chunked?chunks=192&size=16384", 1),
+                ("segments", "bytes/\(count)", 3),
+            ]
+            for (name, path, segments) in paths {
+                var options = DownloadOptions()
+                options.segments = segments
+                options.segmentProbe = .zero
+                options.expectedSHA256 = digest
+                let result = try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { () async throws in
+                    try await client.download(
+                        from: path, to: scratch.file("\(name).bin"), options: options
+                    ).result()
+                }
+                #expect(result.sha256 == digest, "\(name)")
+                #expect(result.bytes == Int64(count), "\(name)")
             }
             await client.shutdown()
         }

@@ -403,6 +403,7 @@ extension HTTPClient {
     /// The rule that comes with it: code running there must not block (no synchronous file or socket I/O, no
     /// long computation, no semaphore waits), because while it runs no socket of the process is served.
     /// HTTPWire's own blocking work (DNS, disk) already runs on its worker threads. Child tasks inherit the
-    /// preference; `Task { }` does not.
+    /// preference; `Task { }` does not. A download started there (``download(from:to:options:)-(String,_,_)``) runs
+    /// its own tasks there too, so only its disk writes leave the thread.
     public static var reactorExecutor: any TaskExecutor { Reactor.shared }
 }

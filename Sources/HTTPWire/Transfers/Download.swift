@@ -92,7 +92,8 @@ public final class Download: Sendable {
 
     /// Starts the run loop; called once by the `HTTPClient.download` functions.
     func start() {
-        let task = Task { try await self.run() }
+        // On the reactor when the caller runs there (HTTPClient.reactorExecutor), as its own requests do.
+        let task = Task(executorPreference: Reactor.currentTaskPreference) { try await self.run() }
         runner.withLock { $0 = task }
     }
 
@@ -199,7 +200,7 @@ public final class Download: Sendable {
         var failedAttempts = 0
         while true {
             try Task.checkCancellation()
-            let attempt = Task { try await self.attempt() }
+            let attempt = Task(executorPreference: Reactor.currentTaskPreference) { try await self.attempt() }
             let isPausing = control.withLock { state in
                 state.attempt = attempt
                 if case .pausing = state.phase { return true }

@@ -61,7 +61,11 @@ struct DownloadTransfer: Sendable {
         let queue = DownloadWriteQueue(blockCapacity: isEncrypted ? Self.encryptedBlockCapacity : Self.blockCapacity)
         let file = self.file
         let record = self.record
-        let writer = Task { await Self.writeBlocks(from: queue, to: file, record: record, committer: committer) }
+        // A child task, so it runs where the reader runs (on the reactor, for a caller that prefers it: one
+        // thread then reads, hands over and bookkeeps, and only the disk write leaves it). Cancelling the
+        // download cannot make it abandon bytes: its disk calls run to completion, and a cancelled gathering
+        // pause only writes sooner.
+        async let writing: Void = Self.writeBlocks(from: queue, to: file, record: record, committer: committer)
         let start = ContinuousClock().now
         let measure = LockedState(Measure(start: start))
         let (offset, expectedTotal) = (self.offset, self.expectedTotal)
@@ -79,7 +83,7 @@ struct DownloadTransfer: Sendable {
             failure = error
         }
         queue.close()
-        await writer.value
+        await writing
         // Bytes a failed splice had already moved are counted only now.
         committer.update(record.counting(file.writtenBytes))
         let finalCommitError = await committer.finish()
@@ -178,8 +182,8 @@ struct DownloadTransfer: Sendable {
     }
 
     /// The writing side: takes whatever has gathered and writes it on the blocking worker, until the queue
-    /// is closed and empty or a write fails. Runs as an unstructured task, so a pause or cancellation of the
-    /// reader never abandons bytes already received.
+    /// is closed and empty or a write fails. A pause or cancellation of the download never abandons bytes
+    /// already received: nothing here stops on cancellation (the disk calls run to completion).
     private static func writeBlocks(
         from queue: DownloadWriteQueue, to file: DownloadPartialFile, record: ResumeRecord,
         committer: DownloadCommitter
