@@ -17,6 +17,7 @@
 // display never slows the upload or piles up memory, and the last value (the total) is never dropped.
 
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// An upload in progress: its progress as an asynchronous sequence and its response.
 ///
@@ -48,7 +49,8 @@ public final class Upload: Sendable {
             continuation.yield(progress)
         }
         self.progress = stream
-        self.task = Task {
+        // On the reactor when the caller runs there (HTTPClient.reactorExecutor), as its own requests do.
+        self.task = Task(executorPreference: Reactor.currentTaskPreference) {
             defer { continuation.finish() }
             return try await client.send(request)
         }
