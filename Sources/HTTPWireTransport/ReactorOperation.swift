@@ -190,9 +190,9 @@ package final class ReactorOperation<Value: Sendable>: AwaitedReactorOperation<V
 ///
 /// Every timer of the library is one of these (the pool's idle reaper, the wait for a lease, the
 /// `100 Continue` wait, the wait for a response head after an upload, a download's held-back progress
-/// at the end of an interval, a download's commit after a quiet spell), so they all share the reactor's
-/// one deadline heap and its one `epoll_wait` timeout, and a test can count what is still scheduled
-/// (`AnyReactorOperation.parkedCount`).
+/// at the end of an interval and its check for a stall to report, a download's commit after a quiet
+/// spell), so they all share the reactor's one deadline heap and its one `epoll_wait` timeout, and a test
+/// can count what is still scheduled (`AnyReactorOperation.parkedCount`).
 package final class ReactorTimer: AnyReactorOperation, @unchecked Sendable {
     /// What to run; dropped once the timer fired or was cancelled. Reactor thread only after submission.
     private var action: (@Sendable () -> Void)?

@@ -48,6 +48,13 @@ struct SegmentedTransfer: Sendable {
         var failure: (any Error)?
         var head: ResponseHead?
         var meter = ThroughputMeter()
+
+        /// Records `bytes` written at `time` (zero for time that went by) and returns the snapshot to report:
+        /// the plan's committed bytes of `length`, the meter's speed.
+        mutating func progress(recording bytes: Int64, at time: Duration, length: Int64) -> TransferProgress {
+            meter.record(bytes: bytes, at: time)
+            return meter.progress(receivedBytes: plan.committedBytes, expectedBytes: length)
+        }
     }
 
     /// The GET of the download (its fields and options); `Range` and `If-Range` are added per segment.
@@ -82,10 +89,7 @@ struct SegmentedTransfer: Sendable {
         let throttle = ProgressThrottle(
             interval: options.progressInterval, start: start,
             refresh: {
-                shared.withLock { state in
-                    state.meter.record(bytes: 0, at: clock.now - start)
-                    return state.meter.progress(receivedBytes: state.plan.committedBytes, expectedBytes: length)
-                }
+                shared.withLock { $0.progress(recording: 0, at: clock.now - start, length: length) }
             },
             report: report)
         let committer = DownloadCommitter(
@@ -340,8 +344,7 @@ struct SegmentedTransfer: Sendable {
                 // Under the lock, so neither the committer nor the throttle ever sees an older snapshot
                 // after a newer one.
                 committer.update(transfer.record.counting(0, segments: state.plan.segments))
-                state.meter.record(bytes: count, at: now - start)
-                throttle.offer(state.meter.progress(receivedBytes: state.plan.committedBytes, expectedBytes: length))
+                throttle.offer(state.progress(recording: count, at: now - start, length: length))
             }
             for limiter in limiters { try await limiter.spend(Int(count)) }
         }
