@@ -28,6 +28,20 @@ struct ReceivedBytes: Sendable {
         }
     }
 
+    /// Moves bytes still waiting into storage of their own (dropping the reference to the caller's buffer
+    /// either way), so the caller may write to that buffer again without a copy-on-write.
+    mutating func detach() {
+        guard !bytes.isEmpty else {
+            bytes = []
+            return
+        }
+        // Appended, not `Array(bytes)`: that shares the storage when the slice spans the whole array.
+        var own: [UInt8] = []
+        own.reserveCapacity(bytes.count)
+        own.append(contentsOf: bytes)
+        bytes = own[...]
+    }
+
     /// Drops the reference to the caller's buffer once it is used up.
     mutating func releaseIfConsumed() {
         if bytes.isEmpty { bytes = [] }

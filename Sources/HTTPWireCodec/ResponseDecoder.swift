@@ -107,6 +107,14 @@ public struct ResponseDecoder: Sendable {
         feed(bytes[...])
     }
 
+    /// Copies the bytes not decoded yet (a chunk-size line a read ended in, say) into storage of the
+    /// decoder's own, so the buffer they were fed from may be refilled in place: for a reader that feeds
+    /// slices of one block it reuses, and keeps the body events' ranges of it instead of copying them (a
+    /// download's write block). What the decoder produces does not change.
+    package mutating func detachUnconsumedBytes() {
+        received.detach()
+    }
+
     /// Bytes received after the end of the current response (or not yet decoded).
     public var unconsumedBytes: ArraySlice<UInt8> { received.bytes }
 

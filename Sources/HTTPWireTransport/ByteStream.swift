@@ -29,12 +29,6 @@ package protocol ByteStream: AnyObject, Sendable {
     /// one system call fewer per request; a TLS stream reads as usual.
     func readAfterSending(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline) async throws -> Int
 
-    /// Reads at most `destination.bytes.count` bytes straight into the caller's memory, with no receive
-    /// buffer between: for a body whose bytes go elsewhere as they are (a download's write block), so they
-    /// are copied once, by the kernel or by OpenSSL's decryption, instead of twice. Same results and errors
-    /// as `read(into:maxBytes:deadline:)`; the memory must stay valid and untouched until the call returns.
-    func read(into destination: ReadDestination, deadline: Deadline) async throws -> Int
-
     /// Sends all of `bytes`. Throws `TransportError.sendFailed(errno:)` (a reset or closed peer, without
     /// SIGPIPE), `TransportError.timedOut`, `CancellationError`.
     func write(_ bytes: ArraySlice<UInt8>, deadline: Deadline) async throws
@@ -58,20 +52,6 @@ extension ByteStream {
     /// Sends all of `bytes`; see `write(_:deadline:)`.
     package func write(_ bytes: [UInt8], deadline: Deadline) async throws {
         try await write(bytes[...], deadline: deadline)
-    }
-}
-
-/// Caller memory that one read fills (`ByteStream.read(into:deadline:)`), handed to the reactor thread.
-package struct ReadDestination: @unchecked Sendable {
-    // @unchecked: the caller lends the memory for the duration of one read, during which only the reactor
-    // thread writes to it; the continuation's resume orders those writes before the caller's next access.
-    /// The memory to fill, from its start; never empty.
-    package let bytes: UnsafeMutableRawBufferPointer
-
-    /// Lends `bytes`, which must not be empty, for one read.
-    package init(_ bytes: UnsafeMutableRawBufferPointer) {
-        precondition(bytes.count > 0 && bytes.baseAddress != nil, "a read into no memory")
-        self.bytes = bytes
     }
 }
 

@@ -132,25 +132,6 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
         try await read(into: &buffer, maxBytes: maxBytes, deadline: deadline, isAfterSending: true)
     }
 
-    package func read(into destination: ReadDestination, deadline: Deadline) async throws -> Int {
-        let descriptor = self.descriptor
-        return try await Reactor.shared.performAttemptingHere(on: descriptor, deadline: deadline) {
-            do {
-                let address = destination.bytes.baseAddress!
-                switch try Syscall.run("recv", { recv(descriptor.rawValue, address, destination.bytes.count, 0) }) {
-                case .wouldBlock: return .wait(.readable)
-                case .done(let count):
-                    if count == 0, Self.wasReset(descriptor.rawValue) {
-                        throw TransportError.receiveFailed(errno: ECONNRESET)
-                    }
-                    return .finished(count)
-                }
-            } catch let error as SystemCallError {
-                throw TransportError.receiveFailed(errno: error.errno)
-            }
-        }
-    }
-
     /// One read: attempted at once (on the calling thread), or, right after a request went out, parked
     /// until the socket is readable (`Reactor.performAwaitingReadable`).
     private func read(into buffer: inout [UInt8], maxBytes: Int, deadline: Deadline, isAfterSending: Bool)

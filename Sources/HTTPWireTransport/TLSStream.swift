@@ -226,18 +226,6 @@ package final class TLSStream: ByteStream, CustomStringConvertible {
         }
     }
 
-    package func read(into destination: ReadDestination, deadline: Deadline) async throws -> Int {
-        let connection = self.connection
-        return try await Reactor.shared.perform(on: socket.descriptor, deadline: deadline) {
-            var interest = Interest.readable
-            let count = try Self.decrypt(
-                into: destination.bytes.baseAddress!, capacity: destination.bytes.count, connection: connection,
-                interest: &interest)
-            guard let count else { return .wait(interest) }
-            return .finished(count)
-        }
-    }
-
     /// Decrypts up to `capacity` bytes into `address`, on the reactor thread. SSL_read_ex returns at most one
     /// record (16 KiB); decrypting record after record within one attempt fills a large buffer with one
     /// reactor round trip instead of one per record. Returns nil when nothing could be read yet, with

@@ -1,7 +1,8 @@
 // DownloadWriteQueue's lending of the filling block to a read that fills it in place (`receive`): the bytes
 // land in the block, bytes already there reach the writer before the lending (at once when it is idle, after
-// its write when it is busy), and a read that throws gives the block back. No sockets: the reads here are
-// closures.
+// its write when it is busy), and a read that throws gives the block back. A block's body pieces (a chunked
+// body decoded in place): only they are written, and tiny ones are moved together. No sockets: the reads
+// here are closures.
 
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
         queue.close()
         for expected in blocks {
             let block = try #require(await queue.nextBlock())
-            #expect(Array(block.bytes) == expected)
+            #expect(block.withBodyPieces { $0.flatMap { Array($0) } } == expected)
             queue.blockWritten(block)
         }
         #expect(await queue.nextBlock() == nil)
@@ -23,9 +24,11 @@ import Testing
     @Test("a read lent the block's free end fills it in place, and the writer gets those bytes")
     func readsInPlace() async throws {
         let queue = DownloadWriteQueue(blockCapacity: 16)
-        let count = try await queue.receive(maxBytes: 8) { free in
-            #expect(free.count == 8)  // maxBytes bounds the region lent
-            free.copyBytes(from: [1, 2, 3, 4, 5])
+        let count = try await queue.receive(maxBytes: 8) { buffer, room, pieces in
+            #expect(room == 8)  // maxBytes bounds the region lent
+            #expect(buffer.capacity >= 16)  // the block's storage, reserved once
+            buffer += [1, 2, 3, 4, 5]
+            pieces.append(0..<5)
             return 5
         }
         #expect(count == 5)
@@ -40,11 +43,12 @@ import Testing
         try await queue.append([9, 9][...])
         // While the read holds the block, the writer must still get the two earlier bytes: were they lent
         // with it, nextBlock() would wait for this very read to end, and the test would hang.
-        let count = try await queue.receive(maxBytes: 16) { free in
+        let count = try await queue.receive(maxBytes: 16) { buffer, _, pieces in
             let earlier = try #require(await queue.nextBlock())
-            #expect(Array(earlier.bytes) == [9, 9])
+            #expect(earlier.withBodyPieces { $0.flatMap { Array($0) } } == [9, 9])
             queue.blockWritten(earlier)
-            free.copyBytes(from: [7])
+            buffer.append(7)
+            pieces.append(0..<1)
             return 1
         }
         #expect(count == 1)
@@ -66,9 +70,10 @@ import Testing
         }
         // Lent at once, the block holding [2] would keep that byte from the writer for as long as this read
         // lasts (a stalled server: forever); the read must start only after the writer handed its block back.
-        let count = try await queue.receive(maxBytes: 16) { free in
+        let count = try await queue.receive(maxBytes: 16) { buffer, _, pieces in
             #expect(returned.withLock { $0 })
-            free.copyBytes(from: [3])
+            buffer.append(3)
+            pieces.append(0..<1)
             return 1
         }
         await writer.value
@@ -81,14 +86,56 @@ import Testing
         struct Broken: Error {}
         let queue = DownloadWriteQueue(blockCapacity: 16)
         await #expect(throws: Broken.self) {
-            _ = try await queue.receive(maxBytes: 16) { free in
-                free.copyBytes(from: [6, 6, 6])
+            _ = try await queue.receive(maxBytes: 16) { buffer, _, _ in
+                buffer += [6, 6, 6]  // framing only: no piece of it is body
                 throw Broken()
             }
         }
         #expect(queue.pendingBytes == 0)
-        #expect(try await queue.receive(maxBytes: 16) { _ in nil } == nil)  // no bytes to give that way
+        #expect(try await queue.receive(maxBytes: 16) { _, _, _ in nil } == nil)  // no bytes to give that way
         try await queue.append([4][...])
         try await expectDrained(queue, into: [[4]])
+    }
+}
+
+extension DownloadWriteQueueTests {
+    /// `bytes` in a block of `capacity`, with `pieces` marked as body, through `receive` as a read would.
+    private func block(_ bytes: [UInt8], pieces: [Range<Int>], capacity: Int = 4096) async throws -> DownloadBlock {
+        let block = DownloadBlock(capacity: capacity)
+        try await block.receive(maxBytes: capacity) { buffer, room, added in
+            #expect(room == capacity)
+            buffer += bytes
+            added += pieces
+        }
+        block.settle()
+        return block
+    }
+
+    @Test("a block read with framing writes only its body pieces, adjacent ones merged, trailing framing dropped")
+    func bodyPieces() async throws {
+        // "3\r\nabc\r\n2\r\nde\r\n" with the data of both chunks marked, then a size line the read ended in.
+        let raw = Array("3\r\nabc\r\n2\r\nde\r\n1".utf8)
+        let block = try await block(raw, pieces: [3..<5, 5..<6, 11..<13])
+        #expect(block.pieces == [3..<6, 11..<13])
+        #expect(block.count == 13)  // the bytes after the last piece are gone
+        #expect(block.withBodyPieces { $0.flatMap { Array($0) } } == Array("abcde".utf8))
+    }
+
+    @Test("past maxPieces tiny pieces are moved together into one, in order")
+    func compaction() async throws {
+        // Chunks of one byte each: "1\r\nX\r\n", the X at offset 3 of each 6-byte chunk.
+        let chunks = DownloadBlock.maxPieces + 10
+        var raw: [UInt8] = []
+        var pieces: [Range<Int>] = []
+        for index in 0..<chunks {
+            raw += Array("1\r\n".utf8)
+            pieces.append(raw.count..<(raw.count + 1))
+            raw.append(UInt8(truncatingIfNeeded: index))
+            raw += Array("\r\n".utf8)
+        }
+        let block = try await block(raw, pieces: pieces, capacity: raw.count)
+        #expect(block.pieces == [0..<chunks])
+        #expect(block.count == chunks)
+        #expect(block.withBodyPieces { $0.flatMap { Array($0) } } == (0..<chunks).map { UInt8(truncatingIfNeeded: $0) })
     }
 }

@@ -118,13 +118,18 @@ public struct ResponseBody: AsyncSequence {
         return try await owner.exchange.spliceBody(into: file, offset: offset, maxBytes: maxBytes)
     }
 
-    /// Reads the next part of a Content-Length body straight into `destination` (over TLS: decrypted there),
-    /// without passing through the connection's receive buffer. Returns nil when that path does not apply (a
-    /// decoder, chunked framing, bytes already buffered, the body's end): read the sequence instead. Used by
-    /// downloads, whose write blocks are the destination.
-    package func readNext(into destination: UnsafeMutableRawBufferPointer) async throws -> Int? {
+    /// Reads the next part of the body straight onto the end of `buffer` (over TLS: decrypted there), without
+    /// passing through the connection's receive buffer, and adds the ranges of `buffer` that are body to
+    /// `pieces`: the whole read for a Content-Length body, the chunk data between the framing for a chunked
+    /// one (decoded in place, nothing copied). At most `maxBytes`, within `buffer`'s spare capacity. Returns
+    /// the body bytes read, or nil when that path does not apply (a decoder, bytes already buffered, a body
+    /// delimited by closing, the body's end): read the sequence instead. Used by downloads, whose write
+    /// blocks are the buffer.
+    package func readNext(
+        appendingTo buffer: inout [UInt8], maxBytes: Int, pieces: inout [Range<Int>]
+    ) async throws -> Int? {
         guard owner.decoders.isEmpty else { return nil }
-        return try await owner.exchange.readBody(into: destination)
+        return try await owner.exchange.readBody(appendingTo: &buffer, maxBytes: maxBytes, pieces: &pieces)
     }
 
     /// Drops the next part of a plain-HTTP, Content-Length body without copying it (recv(2) with MSG_TRUNC).

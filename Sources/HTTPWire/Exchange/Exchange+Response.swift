@@ -5,10 +5,10 @@
 // end of the body the machine decides the connection's fate with the decoder's verdict. Two fast paths skip
 // user space for a plain-HTTP body with a Content-Length: splice(2) into a download's file, and recv(2) with
 // MSG_TRUNC to drop a body nobody wants; a third reads such a body, over TLS too, straight into memory the
-// caller lends (a download's write block), past the receive buffer. Every failure — while sending, waiting
-// for the head or reading the body — is turned into what the caller sees in one place,
-// `failure(_:phase:responseBytes:)`, which also asks the machine whether the request is sent again on a new
-// connection.
+// caller lends (a download's write block), past the receive buffer, and decodes a chunked body there, the
+// chunk data left in place between the framing. Every failure — while sending, waiting for the head or
+// reading the body — is turned into what the caller sees in one place, `failure(_:phase:responseBytes:)`,
+// which also asks the machine whether the request is sent again on a new connection.
 
 import HTTPWireCodec
 import HTTPWireTransport
@@ -85,22 +85,49 @@ extension Exchange {
         return bodyBytesMovedOutOfBand(moved)
     }
 
-    /// Reads up to `destination.count` bytes of a Content-Length body straight from the stream into
-    /// `destination` — TLS records decrypted where the caller wants the bytes, no receive buffer and no copy
-    /// out of it — when no body byte is buffered. Returns nil when that does not apply (use
-    /// ``nextBodyPiece()``), else the bytes read.
-    func readBody(into destination: UnsafeMutableRawBufferPointer) async throws -> Int? {
-        guard let remaining = unbufferedBodyBytesRemaining, !destination.isEmpty else { return nil }
-        let wanted = Int(min(remaining, Int64(destination.count)))
-        let count: Int
+    /// Reads the next body bytes straight onto the end of `buffer` — TLS records decrypted where the caller
+    /// wants the bytes, no receive buffer and no copy out of it — and adds the ranges of `buffer` that are
+    /// body to `pieces`; at most `maxBytes`, which must fit in `buffer`'s spare capacity. A Content-Length body
+    /// gives one range. A chunked body is decoded where it landed: its chunk data are ranges between the
+    /// framing (RFC 9112 §7.1), which stays behind, uncopied. Returns the body bytes read (0 when the read
+    /// held only framing), or nil when this does not apply (use ``nextBodyPiece()``): another framing, body
+    /// bytes already buffered (those go first), or the body's end.
+    func readBody(appendingTo buffer: inout [UInt8], maxBytes: Int, pieces: inout [Range<Int>]) async throws -> Int? {
+        guard !isResponseFinished, maxBytes > 0 else { return nil }
+        if let remaining = unbufferedBodyBytesRemaining {
+            let start = buffer.count
+            let count = try await readStream(appendingTo: &buffer, maxBytes: Int(min(remaining, Int64(maxBytes))))
+            guard let moved = bodyBytesMovedOutOfBand(Int64(count)) else { return nil }
+            pieces.append(start..<(start + Int(moved)))
+            return Int(moved)
+        }
+        guard case .chunked? = decoder.framing, decoder.unconsumedBytes.isEmpty else { return nil }
+        let start = buffer.count
+        let count = try await readStream(appendingTo: &buffer, maxBytes: maxBytes)
+        // Fed by reference (nothing was waiting): every piece the decoder hands out is a slice of `buffer`.
+        decoder.feed(count == 0 ? [] : buffer[start...])
+        // A size line the read ended in stays with the decoder, in its own storage, so `buffer` is not shared
+        // when the next read appends to it.
+        defer { decoder.detachUnconsumedBytes() }
+        var bodyBytes = 0
+        while case .piece(let piece) = try nextReceivedBodyPiece() {
+            let isInBuffer = piece.withUnsafeBufferPointer { slice in
+                buffer.withUnsafeBufferPointer { slice.baseAddress == $0.baseAddress.map { $0 + piece.startIndex } }
+            }
+            precondition(isInBuffer, "a chunk decoded from bytes fed by reference is not a slice of them")
+            pieces.append(piece.startIndex..<piece.endIndex)
+            bodyBytes += piece.count
+        }
+        return bodyBytes
+    }
+
+    /// One read appending to `buffer`, its failure turned into what the caller sees.
+    private func readStream(appendingTo buffer: inout [UInt8], maxBytes: Int) async throws -> Int {
         do {
-            count = try await connection.stream.read(
-                into: ReadDestination(UnsafeMutableRawBufferPointer(rebasing: destination[..<wanted])),
-                deadline: deadlines.nextWait())
+            return try await connection.stream.read(into: &buffer, maxBytes: maxBytes, deadline: deadlines.nextWait())
         } catch {
             throw bodyFailure(error)
         }
-        return bodyBytesMovedOutOfBand(Int64(count)).map { Int($0) }
     }
 
     /// Drops up to `maxBytes` of a Content-Length body inside the kernel (recv(2) with MSG_TRUNC: nothing is

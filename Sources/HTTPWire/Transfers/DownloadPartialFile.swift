@@ -193,20 +193,33 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// Appends `bytes` at the end of the written region with `pwrite`, looping over short writes. A full
     /// disk (`ENOSPC`) or any other failure throws `localWriteFailed`; the bytes written before stay.
     func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPWireError) {
+        try write([bytes])
+    }
+
+    /// Appends `pieces`, in order, at the end of the written region: one `pwrite`, or one `pwritev` for
+    /// several. Failures as for ``write(_:)-(UnsafeRawBufferPointer)``.
+    func write(_ pieces: [UnsafeRawBufferPointer]) throws(HTTPWireError) {
         guard let file else { throw .localWriteFailed(path: partialPath, errno: EBADF) }
         let offset = writtenBytes
         do {
-            try HTTPWireError.local { () throws(TransportError) in try file.write(bytes, at: offset) }
+            try HTTPWireError.local { () throws(TransportError) in
+                if pieces.count == 1 {
+                    try file.write(pieces[0], at: offset)
+                } else {
+                    try file.write(pieces, at: offset)
+                }
+            }
         } catch {
             // Bytes written before the failure (a full disk part-way) are body, in order: count them.
             if let size = try? file.status().size, size > writtenBytes { writtenBytes = size }
             throw error
         }
+        let length = pieces.reduce(0) { $0 + $1.count }
         if hasher != nil, hashedBytes == writtenBytes {
-            hasher?.update(bytes)
-            hashedBytes += Int64(bytes.count)
+            for piece in pieces { hasher?.update(piece) }
+            hashedBytes += Int64(length)
         }
-        writtenBytes += Int64(bytes.count)
+        writtenBytes += Int64(length)
     }
 
     /// Counts `count` bytes that splice(2) put into the file at the end of the written region. Not a

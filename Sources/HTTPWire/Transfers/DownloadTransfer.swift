@@ -5,8 +5,10 @@
 // retry (that is `Download` with `ResumePlan` and `RetryPolicy`).
 //
 // Two paths. A plain-HTTP body with a Content-Length goes socket → pipe → file with splice(2), never
-// entering user space. Every other body (TLS, chunked) is read slice by slice and handed to a writer task
-// through `DownloadWriteQueue`, which writes whatever has gathered whenever the disk is free. Either way
+// entering user space. Every other body is handed to a writer task through `DownloadWriteQueue`, which
+// writes whatever has gathered whenever the disk is free: read straight into the queue's block when it can
+// be (a Content-Length body over TLS, decrypted there; a chunked body, decoded there and written as the
+// ranges between its framing), else slice by slice from the receive buffer, copied in. Either way
 // every write is reported to `DownloadCommitter`, which marks it within milliseconds and flushes it within
 // `commitInterval` (at once when the stream goes quiet), and one last commit runs however the transfer
 // ends — success, failure, pause or cancellation — so what arrived is kept.
@@ -43,8 +45,8 @@ struct DownloadTransfer: Sendable {
     /// the size trades memory against those wake-ups. 1 GiB over HTTPS, alternated runs: 256 KiB blocks
     /// 1.34 s of CPU, 1.40 s, 21,280 voluntary context switches, 14.4 MiB peak RSS; 512 KiB blocks 1.15 s,
     /// 1.15 s, 12,873, 14.9 MiB (12 runs each); 1 MiB blocks 16.0 MiB, over the 16 MiB the benchmark rows
-    /// must stay under, and no faster in 7 runs. Plain chunked bodies keep 1 MiB: their pieces are at most a
-    /// chunk (16 KiB from the harness's server), and 256 KiB blocks made that row 28% slower.
+    /// must stay under, and no faster in 7 runs. Plain chunked bodies keep 1 MiB, read in place up to a
+    /// block at a time (when they were copied in chunk by chunk, 256 KiB blocks made that row 28% slower).
     static let encryptedBlockCapacity = 512 << 10
     /// The most one splice(2) round moves; the transport returns earlier when the socket runs dry.
     static let spliceBytes: Int64 = 16 << 20
@@ -99,9 +101,9 @@ struct DownloadTransfer: Sendable {
         if let finalCommitError { throw finalCommitError }
     }
 
-    /// The reading side: splice when possible, else reads straight into the queue's block when the body
-    /// has a Content-Length (over TLS: records decrypted in place, no copy out of a receive buffer), else
-    /// slices copied into the queue; progress per round.
+    /// The reading side: splice when possible, else reads straight into the queue's block (a Content-Length
+    /// body, over TLS decrypted in place; a chunked body decoded in place), else slices copied into the
+    /// queue; progress per round.
     private func receive(
         body: ResponseBody, canSplice: Bool, queue: DownloadWriteQueue, committer: DownloadCommitter,
         measure: LockedState<Measure>, throttle: ProgressThrottle
@@ -145,14 +147,18 @@ struct DownloadTransfer: Sendable {
                     continue
                 }
             }
-            // A Content-Length body read in place; nil while the path does not apply (body bytes that came
-            // with the head are still buffered: the iterator below hands them on first) or at its end.
-            if !canSplice, body.expectedBytes != nil,
+            // A Content-Length or chunked body read in place; nil while the path does not apply (body bytes
+            // that came with the head are still buffered: the iterator below hands them on first) or at its
+            // end. A chunked read may hold framing only (0 body bytes).
+            if !canSplice,
                 let count = try await queue.receive(
-                    maxBytes: Int(spliceRound), { try await body.readNext(into: $0) }), count > 0
+                    maxBytes: Int(spliceRound),
+                    { try await body.readNext(appendingTo: &$0, maxBytes: $1, pieces: &$2) })
             {
-                progressed(by: Int64(count), force: false)
-                for limiter in limiters { try await limiter.spend(count) }
+                if count > 0 {
+                    progressed(by: Int64(count), force: false)
+                    for limiter in limiters { try await limiter.spend(count) }
+                }
                 continue
             }
             guard let piece = try await iterator.next() else { break }
@@ -202,7 +208,7 @@ struct DownloadTransfer: Sendable {
             }
             guard let block = await queue.nextBlock() else { return }
             do {
-                try await DownloadPartialFile.runBlocking { try file.write(block.bytes) }
+                try await DownloadPartialFile.runBlocking { try block.withBodyPieces { try file.write($0) } }
             } catch let error as HTTPWireError {
                 queue.writerFailed(error)
                 return

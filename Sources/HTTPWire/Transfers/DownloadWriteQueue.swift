@@ -3,60 +3,126 @@
 // Features layer: two fixed buffers with two waiting sides; no I/O and no clock here.
 //
 // The reader copies each received slice into the filling buffer — or lends an empty buffer to a read that
-// fills it in place (`receive(maxBytes:_:)`, TLS records decrypted straight into it) — and the writer takes
-// the *whole* filling buffer whenever it is free and hands back the one it just wrote. Blocks therefore
-// grow by themselves when the disk is slower than the network (large writes, few system calls) and shrink
-// to single slices when the network is slow (nothing waits in memory for a block to fill). A full buffer
-// makes the reader wait, which stops reading the socket — TCP backpressure — so memory is two buffers
-// whatever the size of the download, allocated once. This file must not write files.
+// fills it in place (`receive(maxBytes:_:)`: TLS records decrypted straight into it, a chunked body decoded
+// there, its data marked as pieces between the framing) — and the writer takes the *whole* filling buffer
+// whenever it is free and hands back the one it just wrote. Blocks therefore grow by themselves when the
+// disk is slower than the network (large writes, few system calls) and shrink to single slices when the
+// network is slow (nothing waits in memory for a block to fill). A full buffer makes the reader wait, which
+// stops reading the socket — TCP backpressure — so memory is two buffers whatever the size of the download,
+// allocated once. This file must not write files.
 
 import HTTPWireTransport
 
-/// A fixed-capacity byte buffer passed between the reader, the writer and the blocking worker by reference,
-/// so no copy-on-write ever duplicates it.
+/// A fixed-capacity buffer of received bytes passed between the reader, the writer and the blocking worker
+/// by reference, so no copy-on-write ever duplicates it, with the ranges of it that are body.
+///
+/// Usually the whole buffer is body. A chunked body read in place is not: the read puts the raw message
+/// there, chunk framing and all (RFC 9112 §7.1: `chunk-size CRLF chunk-data CRLF`, over and over), and the
+/// decoder marks where the chunk data lies, so the writer writes those ranges (one pwritev(2)) and the
+/// framing between them never leaves the buffer — nothing is copied in user space.
 final class DownloadBlock: @unchecked Sendable {
     // @unchecked: exactly one side uses a block at a time — the queue hands it over under its lock.
-    private let storage: UnsafeMutableRawBufferPointer
-    /// Bytes in use, from the start.
-    private(set) var count = 0
+    /// The received bytes; an array (its capacity reserved once, never grown) because a read appends to it
+    /// and the decoder takes slices of it without copying.
+    private(set) var storage: [UInt8]
+    /// The body's ranges in `storage`, in order; adjacent ranges are merged.
+    private(set) var pieces: [Range<Int>] = []
+    /// The capacity, fixed when the block is made.
+    let capacity: Int
 
     /// A block holding at most `capacity` bytes.
     init(capacity: Int) {
-        storage = .allocate(byteCount: capacity, alignment: 16)
+        self.capacity = capacity
+        storage = []
+        storage.reserveCapacity(capacity)
     }
 
-    deinit { storage.deallocate() }
-
-    var capacity: Int { storage.count }
+    /// Bytes in use (body and framing between its pieces), from the start. A stored copy of the storage's
+    /// count, published under the queue's lock (``settle()``): the other side reads it while a read may be
+    /// appending to `storage`.
+    private(set) var count = 0
     var isEmpty: Bool { count == 0 }
 
-    /// Copies as much of `bytes` as fits; returns how many were taken.
+    /// Copies as much of `bytes` as fits, as body; returns how many were taken.
     func append(_ bytes: ArraySlice<UInt8>) -> Int {
-        let taken = min(bytes.count, storage.count - count)
+        let taken = min(bytes.count, capacity - storage.count)
         guard taken > 0 else { return 0 }
-        bytes.withUnsafeBytes { source in
-            UnsafeMutableRawBufferPointer(rebasing: storage[count..<(count + taken)])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[..<taken]))
-        }
-        count += taken
+        let start = storage.count
+        storage.append(contentsOf: bytes.prefix(taken))
+        Self.add(start..<storage.count, to: &pieces)
+        count = storage.count
         return taken
     }
 
-    /// The bytes in use.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
-
-    /// The free end, at most `maxBytes` long, for a read to fill in place; then ``appended(_:)``.
-    func freeSpace(maxBytes: Int) -> UnsafeMutableRawBufferPointer {
-        UnsafeMutableRawBufferPointer(rebasing: storage[count..<min(storage.count, count + maxBytes)])
+    /// Lets `read` append at most `maxBytes` received bytes to the block in place (never past its capacity)
+    /// and add the body's ranges among them to `pieces`; returns what `read` returned. Pieces added before
+    /// `read` threw are kept (the decoder had handed them out as body). Then ``settle()``, under the lock.
+    func receive<Result>(
+        maxBytes: Int, _ read: (inout [UInt8], Int, inout [Range<Int>]) async throws -> Result
+    ) async throws -> Result {
+        let room = min(maxBytes, capacity - storage.count)
+        precondition(room > 0, "lending a full block")
+        var added: [Range<Int>] = []
+        defer {
+            for piece in added { Self.add(piece, to: &pieces) }
+            precondition(storage.count <= capacity, "a read grew the block past its capacity")
+            if pieces.count > Self.maxPieces { compact() }
+        }
+        return try await read(&storage, room, &added)
     }
 
-    /// `count` bytes were written into ``freeSpace(maxBytes:)``.
-    func appended(_ count: Int) {
-        precondition(count >= 0 && self.count + count <= storage.count, "appended \(count) bytes past the block")
-        self.count += count
+    /// The most pieces a block keeps apart. A server may send tiny chunks (`1\r\nx\r\n`: a piece per byte);
+    /// past this many, the pieces are moved together instead — a memmove, no dearer than the copy the
+    /// in-place read saved — so the ranges stay a small array and one pwritev(2) call whatever the chunk
+    /// sizes. 16 KiB chunks (nginx's, the harness's) make 64 pieces per 1 MiB block.
+    static let maxPieces = 256
+
+    /// Moves every piece to the front, in order, leaving one piece and no framing.
+    private func compact() {
+        var end = 0
+        storage.withUnsafeMutableBytes { all in
+            guard let base = all.baseAddress else { return }
+            for piece in pieces {
+                // Overlapping moves are allowed (memmove); a piece only ever moves towards the front.
+                if piece.lowerBound != end {
+                    (base + end).copyMemory(from: base + piece.lowerBound, byteCount: piece.count)
+                }
+                end += piece.count
+            }
+        }
+        storage.removeLast(storage.count - end)
+        pieces = end > 0 ? [0..<end] : []
     }
 
-    func removeAll() { count = 0 }
+    /// Drops the bytes after the last body piece (framing a read ended in, which the decoder has kept) and
+    /// publishes the count.
+    func settle() {
+        storage.removeLast(storage.count - (pieces.last?.upperBound ?? 0))
+        count = storage.count
+    }
+
+    /// Calls `body` with the body's ranges as memory, in order, for one write.
+    func withBodyPieces<Result>(_ body: ([UnsafeRawBufferPointer]) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBytes { all in
+            try body(pieces.map { UnsafeRawBufferPointer(rebasing: all[$0]) })
+        }
+    }
+
+    func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        pieces.removeAll(keepingCapacity: true)
+        count = 0
+    }
+
+    /// Appends `piece` to `pieces`, merged into the last range when it continues it.
+    static func add(_ piece: Range<Int>, to pieces: inout [Range<Int>]) {
+        guard !piece.isEmpty else { return }
+        if let last = pieces.last, last.upperBound == piece.lowerBound {
+            pieces[pieces.count - 1] = last.lowerBound..<piece.upperBound
+        } else {
+            pieces.append(piece)
+        }
+    }
 }
 
 /// A bounded queue of body bytes between one reader and one writer.
@@ -117,13 +183,13 @@ final class DownloadWriteQueue: Sendable {
         }
     }
 
-    /// Lends the filling block (at most `maxBytes` of it) to `read`, which writes received bytes there in
-    /// place and returns how many, or nil when it has none to give that way (the caller then reads
-    /// otherwise). A lent block is always empty: bytes already in the filling block go to the writer first —
+    /// Lends the filling block (at most `maxBytes` of it) to `read`, which appends received bytes to its
+    /// storage, adds the body's ranges among them to the pieces and returns the body bytes, or returns nil
+    /// when it has none to give that way (the caller then reads otherwise). A lent block is always empty: bytes already in the filling block go to the writer first —
     /// at once when it is idle, else once it has written its block — so no byte waits on a read that may
     /// take long (a stalled server). Throws the writer's failure, if any, or `read`'s error.
     func receive(
-        maxBytes: Int, _ read: (UnsafeMutableRawBufferPointer) async throws -> Int?
+        maxBytes: Int, _ read: (inout [UInt8], Int, inout [Range<Int>]) async throws -> Int?
     ) async throws -> Int? {
         await waitForReader { state in state.failure != nil || state.filling.isEmpty || state.spare != nil }
         let (lent, writer, failure) = state.withLock {
@@ -145,21 +211,14 @@ final class DownloadWriteQueue: Sendable {
         writer?.resume()
         if let failure { throw failure }
         guard let lent else { preconditionFailure("no block lent and no failure") }
-        let count: Int?
-        do {
-            count = try await read(lent.freeSpace(maxBytes: maxBytes))
-        } catch {
-            returnLent(lent, count: 0)
-            throw error
-        }
-        returnLent(lent, count: count ?? 0)
-        return count
+        defer { returnLent(lent) }
+        return try await lent.receive(maxBytes: maxBytes, read)
     }
 
-    /// The read into the lent block ended with `count` bytes: the writer may take the block again.
-    private func returnLent(_ block: DownloadBlock, count: Int) {
+    /// The read into the lent block ended: the writer may take the block again.
+    private func returnLent(_ block: DownloadBlock) {
         let writer = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            block.appended(count)
+            block.settle()
             guard !state.filling.isEmpty else { return nil }
             defer { state.writerWaiter = nil }
             return state.writerWaiter

@@ -1,0 +1,74 @@
+// ResponseDecoder fed slices of one growing buffer, as a download decodes a chunked body in its write block:
+// chunk data come back as slices of that buffer (their ranges are what gets written), and once the bytes a
+// read ended in are detached, the buffer is the caller's alone again, so the next read appends to it in place
+// with no copy-on-write. Every split of the body into two reads.
+
+import Testing
+
+@testable import HTTPWireCodec
+
+@Suite struct ResponseDecoderInPlaceTests {
+    static let head = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+    /// Chunk sizes 3, 16 (with an extension) and 1, then trailers: every kind of framing a read can end in.
+    static let body = Array("3\r\nabc\r\n10;ext=1\r\n0123456789abcdef\r\n1\r\nZ\r\n0\r\nX-T: 1\r\n\r\n".utf8)
+    static let data = Array("abc0123456789abcdefZ".utf8)
+
+    /// Feeds `buffer[start...]` and takes events until more bytes are needed or the body ends; returns the
+    /// ranges of `buffer` the data came in, data that did not (see below), and the trailers at the end.
+    static func decode(
+        _ decoder: inout ResponseDecoder, _ buffer: [UInt8], from start: Int
+    ) throws -> (ranges: [Range<Int>], copied: [UInt8], trailers: HTTPFields?) {
+        let leftover = decoder.unconsumedBytes.count
+        decoder.feed(buffer[start...])
+        var ranges: [Range<Int>] = []
+        var copied: [UInt8] = []
+        while true {
+            switch try decoder.nextEvent() {
+            case .body(let slice):
+                let inBuffer = slice.withUnsafeBufferPointer { piece in
+                    buffer.withUnsafeBufferPointer { piece.baseAddress == $0.baseAddress! + slice.startIndex }
+                }
+                if inBuffer {
+                    ranges.append(slice.startIndex..<slice.endIndex)
+                } else {
+                    // Fed after a detached leftover, the new bytes joined it: they come from the decoder's
+                    // own storage (the exchange reads those the ordinary way, never in place).
+                    #expect(leftover > 0, "chunk data copied although nothing was waiting")
+                    copied += slice
+                }
+            case .end(let trailers): return (ranges, copied, trailers)
+            case .needMoreData: return (ranges, copied, nil)
+            case let other:
+                Issue.record("unexpected \(other)")
+                return (ranges, copied, nil)
+            }
+        }
+    }
+
+    @Test("chunk data are slices of the buffer; after detaching, the next read appends in place, at every split")
+    func everySplit() throws {
+        for split in 1..<Self.body.count {
+            var decoder = ResponseDecoder()
+            decoder.feed(Self.head)
+            guard case .head = try decoder.nextEvent() else {
+                Issue.record("no head")
+                return
+            }
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(Self.body.count)
+            buffer += Self.body[..<split]
+            let first = try Self.decode(&decoder, buffer, from: 0)
+            decoder.detachUnconsumedBytes()
+            let address = buffer.withUnsafeBufferPointer { $0.baseAddress }
+            buffer += Self.body[split...]
+            // Still shared, the buffer would have been copied to new storage by the append.
+            #expect(buffer.withUnsafeBufferPointer { $0.baseAddress } == address, "split \(split): copied on write")
+            let second = try Self.decode(&decoder, buffer, from: split)
+            #expect(first.copied.isEmpty)
+            let data = first.ranges.flatMap { buffer[$0] } + second.copied + second.ranges.flatMap { buffer[$0] }
+            #expect(data == Self.data, "split \(split)")
+            #expect(second.trailers?["X-T"] == "1", "split \(split)")
+            #expect(decoder.isKeepAlive)
+        }
+    }
+}
