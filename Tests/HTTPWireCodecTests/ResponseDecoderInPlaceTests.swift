@@ -1,7 +1,9 @@
 // ResponseDecoder fed slices of one growing buffer, as a download decodes a chunked body in its write block:
 // chunk data come back as slices of that buffer (their ranges are what gets written), and once the bytes a
 // read ended in are detached, the buffer is the caller's alone again, so the next read appends to it in place
-// with no copy-on-write. Every split of the body into two reads.
+// with no copy-on-write. Every split of the body into two reads, then random bodies cut into random reads,
+// alternating as the exchange alternates: in place when nothing waits, through a buffer when a read ended
+// inside the framing.
 
 import Testing
 
@@ -69,6 +71,67 @@ import Testing
             #expect(data == Self.data, "split \(split)")
             #expect(second.trailers?["X-T"] == "1", "split \(split)")
             #expect(decoder.isKeepAlive)
+        }
+    }
+
+    /// One seed's body: chunks of 1 byte to 3 KiB (some with an extension), then trailers or none.
+    static func randomBody(_ random: inout SplitMix64) -> (message: [UInt8], data: [UInt8]) {
+        var message: [UInt8] = []
+        var data: [UInt8] = []
+        for _ in 0..<Int.random(in: 1...20, using: &random) {
+            let size = Int.random(in: 1...3000, using: &random)
+            let first = UInt8.random(in: 0...255, using: &random)
+            let chunk = (0..<size).map { first &+ UInt8(truncatingIfNeeded: $0) }
+            let extensionText = Bool.random(using: &random) ? ";e=1" : ""
+            message += Array((String(size, radix: 16) + extensionText + "\r\n").utf8) + chunk + Array("\r\n".utf8)
+            data += chunk
+        }
+        message += Array((Bool.random(using: &random) ? "0\r\nX-T: 1\r\n\r\n" : "0\r\n\r\n").utf8)
+        return (message, data)
+    }
+
+    @Test("random bodies and reads, as the exchange does it: in place when nothing waits, else through a buffer")
+    func randomReads() throws {
+        for seed in 0..<100 as Range<UInt64> {
+            var random = SplitMix64(seed: seed)
+            let (message, data) = Self.randomBody(&random)
+            var decoder = ResponseDecoder()
+            decoder.feed(Self.head)
+            guard case .head = try decoder.nextEvent() else {
+                Issue.record("no head")
+                return
+            }
+            var received: [UInt8] = []
+            var position = 0
+            var ended = false
+            while !ended {
+                let count = min(Int.random(in: 1...9000, using: &random), message.count - position)
+                let read = message[position..<(position + count)]
+                position += count
+                if decoder.unconsumedBytes.isEmpty {
+                    // In place: a block the read appends to; the data are ranges of it.
+                    var block: [UInt8] = []
+                    block.reserveCapacity(9000)
+                    block += read
+                    let (ranges, copied, trailers) = try Self.decode(&decoder, block, from: 0)
+                    #expect(copied.isEmpty, "seed \(seed)")
+                    decoder.detachUnconsumedBytes()
+                    received += ranges.flatMap { block[$0] }
+                    ended = trailers != nil
+                } else {
+                    // Through the receive buffer: the bytes join the ones waiting, in the decoder's storage.
+                    let (ranges, copied, trailers) = try Self.decode(&decoder, Array(read), from: 0)
+                    #expect(ranges.isEmpty, "seed \(seed)")
+                    received += copied
+                    ended = trailers != nil
+                }
+                if position == message.count && !ended {
+                    Issue.record("seed \(seed): the body did not end")
+                    break
+                }
+            }
+            #expect(received == data, "seed \(seed)")
+            #expect(position == message.count, "seed \(seed)")
         }
     }
 }
