@@ -25,7 +25,11 @@ import Testing
         while true {
             buffer.removeAll(keepingCapacity: true)
             var pieces: [Range<Int>] = []
-            if let count = try await body.readNext(appendingTo: &buffer, maxBytes: 64 * 1024, pieces: &pieces) {
+            // The download asks first and lends its block only when the answer is yes: the two must agree.
+            let canReadInPlace = body.canReadNextInPlace
+            let read = try await body.readNext(appendingTo: &buffer, maxBytes: 64 * 1024, pieces: &pieces)
+            #expect(canReadInPlace == (read != nil))
+            if let count = read {
                 inPlaceReads += 1
                 #expect(pieces.reduce(0) { $0 + $1.count } == count)
                 for piece in pieces { bytes += buffer[piece] }
@@ -159,6 +163,18 @@ import Testing
             let destination = scratch.file("tiny.bin")
             _ = try await client.download(from: server.baseURL + path, to: destination).result()
             #expect(await DownloadScratch.contents(destination) == reference.body)
+            await client.shutdown()
+        }
+    }
+
+    @Test("a body delimited by the server's close is never read in place", .timeLimit(.scaledMinutes(1)))
+    func untilClose() async throws {
+        try await withFixtureServer { server in
+            let client = HTTPClient()
+            let response = try await client.stream(HTTPRequest(url: server.baseURL + "until-close?bytes=300000"))
+            let (bytes, inPlaceReads) = try await Self.readInPlace(response.body)
+            #expect(bytes.count == 300_000)
+            #expect(inPlaceReads == 0)
             await client.shutdown()
         }
     }

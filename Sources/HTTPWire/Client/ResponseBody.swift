@@ -125,6 +125,9 @@ public struct ResponseBody: AsyncSequence {
     /// the body bytes read, or nil when that path does not apply (a decoder, bytes already buffered, a body
     /// delimited by closing, the body's end): read the sequence instead. Used by downloads, whose write
     /// blocks are the buffer.
+    /// Whether ``readNext(appendingTo:maxBytes:pieces:)`` would read now (rather than return nil).
+    package var canReadNextInPlace: Bool { owner.decoders.isEmpty && owner.exchange.canReadBodyInPlace }
+
     package func readNext(
         appendingTo buffer: inout [UInt8], maxBytes: Int, pieces: inout [Range<Int>]
     ) async throws -> Int? {

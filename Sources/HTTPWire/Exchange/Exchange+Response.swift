@@ -93,7 +93,7 @@ extension Exchange {
     /// held only framing), or nil when this does not apply (use ``nextBodyPiece()``): another framing, body
     /// bytes already buffered (those go first), or the body's end.
     func readBody(appendingTo buffer: inout [UInt8], maxBytes: Int, pieces: inout [Range<Int>]) async throws -> Int? {
-        guard !isResponseFinished, maxBytes > 0 else { return nil }
+        guard canReadBodyInPlace, maxBytes > 0 else { return nil }
         if let remaining = unbufferedBodyBytesRemaining {
             let start = buffer.count
             let count = try await readStream(appendingTo: &buffer, maxBytes: Int(min(remaining, Int64(maxBytes))))
@@ -101,7 +101,6 @@ extension Exchange {
             pieces.append(start..<(start + Int(moved)))
             return Int(moved)
         }
-        guard case .chunked? = decoder.framing, decoder.unconsumedBytes.isEmpty else { return nil }
         let start = buffer.count
         let count = try await readStream(appendingTo: &buffer, maxBytes: maxBytes)
         // Fed by reference (nothing was waiting): every piece the decoder hands out is a slice of `buffer`.
@@ -119,6 +118,16 @@ extension Exchange {
             bodyBytes += piece.count
         }
         return bodyBytes
+    }
+
+    /// Whether ``readBody(appendingTo:maxBytes:pieces:)`` applies now: a Content-Length body none of whose
+    /// bytes are buffered, or a chunked one with nothing waiting in the decoder (not even part of a size
+    /// line). Lets a download lend its block only to a read that will fill it.
+    var canReadBodyInPlace: Bool {
+        guard !isResponseFinished else { return false }
+        if unbufferedBodyBytesRemaining != nil { return true }
+        guard case .chunked? = decoder.framing else { return false }
+        return decoder.unconsumedBytes.isEmpty
     }
 
     /// One read appending to `buffer`, its failure turned into what the caller sees.

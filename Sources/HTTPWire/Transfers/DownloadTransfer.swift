@@ -147,10 +147,12 @@ struct DownloadTransfer: Sendable {
                     continue
                 }
             }
-            // A Content-Length or chunked body read in place; nil while the path does not apply (body bytes
-            // that came with the head are still buffered: the iterator below hands them on first) or at its
-            // end. A chunked read may hold framing only (0 body bytes).
-            if !canSplice,
+            // A Content-Length or chunked body read in place, while that applies (not while body bytes that
+            // came with the head, or part of a size line, are still buffered: the iterator below hands them
+            // on first). Asked first, so a block is lent only to a read that fills it: lending swaps the
+            // filling block out, and slices copied in (a body delimited by closing) would otherwise each
+            // get a block and a write of their own. A chunked read may hold framing only (0 body bytes).
+            if !canSplice, body.canReadNextInPlace,
                 let count = try await queue.receive(
                     maxBytes: Int(spliceRound),
                     { try await body.readNext(appendingTo: &$0, maxBytes: $1, pieces: &$2) })
