@@ -190,8 +190,8 @@ package final class ReactorOperation<Value: Sendable>: AwaitedReactorOperation<V
 ///
 /// Every timer of the library is one of these (the pool's idle reaper, the wait for a lease, the
 /// `100 Continue` wait, the wait for a response head after an upload, a download's held-back progress
-/// at the end of an interval and its check for a stall to report, a download's commit after a quiet
-/// spell), so they all share the reactor's one deadline heap and its one `epoll_wait` timeout, and a test
+/// at the end of an interval and its check for a stall to report, the same check for an upload's body, a
+/// download's commit after a quiet spell), so they all share the reactor's one deadline heap and its one `epoll_wait` timeout, and a test
 /// can count what is still scheduled (`AnyReactorOperation.parkedCount`).
 package final class ReactorTimer: AnyReactorOperation, @unchecked Sendable {
     /// What to run; dropped once the timer fired or was cancelled. Reactor thread only after submission.

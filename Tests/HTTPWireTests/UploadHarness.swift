@@ -120,7 +120,7 @@ enum UploadHarness {
 }
 
 /// A one-connection HTTP server that reads a Content-Length request body slowly (`bytesPerRead` every
-/// `pause`), then answers 200 with the byte count it received, so an upload takes long enough for its
+/// `pause`, with one long hold if asked), then answers 200 with the byte count it received, so an upload takes long enough for its
 /// progress to be watched. The pause is rate limiting, not synchronisation. Its task runs on the fixture
 /// server's ServerExecutor and pauses on its clock, like every test server.
 struct SlowSink: Sendable {
@@ -138,7 +138,12 @@ struct SlowSink: Sendable {
 
     var url: String { "http://127.0.0.1:\(listener.port)/slow" }
 
-    static func start(bytesPerRead: Int = 64 * 1024, pause: Duration = .milliseconds(2)) throws -> SlowSink {
+    /// `holdAfter`/`hold`: once that many body bytes are read, stop reading for `hold` (a stalled server:
+    /// the client's socket buffer fills and its writer blocks).
+    static func start(
+        bytesPerRead: Int = 64 * 1024, pause: Duration = .milliseconds(2), holdAfter: Int64? = nil,
+        hold: Duration = .zero
+    ) throws -> SlowSink {
         let listener = try Listener.bind(host: "127.0.0.1", port: 0)
         let counter = Counter()
         let task = Task(executorPreference: ServerExecutor.shared) { () throws -> Int64 in
@@ -157,7 +162,12 @@ struct SlowSink: Sendable {
                 Int64(lengthLine?.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces) ?? "") ?? 0
             var received = Int64(buffer.count - headEnd!)
             counter.add(received)
+            var held = false
             while received < length {
+                if let holdAfter, !held, received >= holdAfter {
+                    held = true
+                    try await ServerExecutor.sleep(for: hold)
+                }
                 buffer.removeAll(keepingCapacity: true)
                 let count = try await socket.read(into: &buffer, maxBytes: bytesPerRead, deadline: deadline)
                 guard count > 0 else { break }

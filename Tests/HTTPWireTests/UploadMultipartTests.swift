@@ -126,9 +126,10 @@ import Testing
             let heads = server.requestLog.suffix(2)
             #expect(heads.map(\.method) == [.post, .post])
             #expect(heads.map { $0.fields["Content-Length"] } == [String(contentLength), String(contentLength)])
-            // Progress never went backwards although the body went out twice.
+            // Progress never went backwards although the body went out twice. (A value may repeat: while the
+            // replay has not caught up, or on a loaded machine that holds the writer a second, the meter's
+            // once-a-second quiet report repeats the furthest count.)
             #expect(reports == reports.sorted())
-            #expect(Set(reports).count == reports.count)
             #expect(reports.last == contentLength)
         }
     }

@@ -42,8 +42,10 @@ public struct HTTPRequest: Sendable {
     /// Called as the body is sent, from the task sending it, with bytes sent so far (`receivedBytes`), the
     /// total when known, and the speed and time left once measured. Values never go backwards (a body sent
     /// again for a redirect or a retry shows as a pause); they arrive at least every 256 KiB or about every
-    /// 50 ms while bytes flow, and a body sent completely ends with its total. ``HTTPClient/upload(_:)``
-    /// offers the same values as an `AsyncStream`.
+    /// 50 ms while bytes flow, and a body sent completely ends with its total. While the body stalls (a
+    /// server that stops reading) a value still comes once a second, from the reactor thread: the same
+    /// count, with the speed falling and the time left growing. Keep the callback quick.
+    /// ``HTTPClient/upload(_:)`` offers the same values as an `AsyncStream`.
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Timeouts, redirects, retries, validation, credentials and JSON coders for this request; each one
     /// left unset is the client's.
@@ -93,5 +95,6 @@ struct ResolvedRequest: Sendable {
     var fields: HTTPFields
     var body: RequestBody
     var expectContinue: Bool
-    var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// The caller's upload progress callback behind its meter (one per `send`).
+    var uploadProgress: UploadProgressMeter?
 }

@@ -21,8 +21,10 @@ extension Exchange {
             let deadlines = self.deadlines
             var writer = RequestBodyWriter(connection: self.connection) { deadlines.nextWait() }
             do {
+                // However the writer stops, the meter stops its quiet checks for this attempt.
+                defer { progress?.attemptEnded() }
                 let complete = try await writer.send(self.body) { sent in
-                    progress?(TransferProgress(receivedBytes: sent, expectedBytes: total))
+                    progress?.report(TransferProgress(receivedBytes: sent, expectedBytes: total))
                     if case .sendBody = self.report(.bodyChunkSent) { return true }
                     return false
                 }
@@ -41,7 +43,7 @@ extension Exchange {
 
     /// Reports body progress for a body that went out with the head.
     func reportUploadProgress(sent: Int64) {
-        request.uploadProgress?(TransferProgress(receivedBytes: sent, expectedBytes: body.totalBytes))
+        request.uploadProgress?.report(TransferProgress(receivedBytes: sent, expectedBytes: body.totalBytes))
     }
 
     /// After the last body byte, the head gets the head timeout (the idle timeout when none is set): when

@@ -30,8 +30,10 @@ import HTTPWireTransport
 /// `expectedBytes` the body's Content-Length (nil for a stream sent chunked), plus the smoothed speed and
 /// time left once measured. They never go backwards — a body sent again for a 307/308 redirect or a retry
 /// shows as a pause — arrive at least every 256 KiB or about every 50 ms while bytes flow, and a body sent
-/// completely ends with `receivedBytes == expectedBytes`. A server that refuses the body early (a 413, or a
-/// final answer to `Expect: 100-continue`) ends the stream short of the total.
+/// completely ends with `receivedBytes == expectedBytes`. While the body stalls (a server that stops
+/// reading), a report still comes once a second with the same count and a falling speed. A server that
+/// refuses the body early (a 413, or a final answer to `Expect: 100-continue`) ends the stream short of the
+/// total.
 public final class Upload: Sendable {
     /// Progress reports, newest kept when the consumer lags; the sequence ends when the response head has
     /// arrived and its body has been read, or the upload failed.
