@@ -23,7 +23,7 @@ import HTTPWireTransport
 /// ```swift
 /// let file = DownloadPartialFile(destination: "big.iso")
 /// try file.open(truncatingTo: 0, record: record, hashing: false)   // on the blocking worker
-/// try file.write(block)
+/// try file.write(pieces)   // a block's body, in order
 /// try DownloadPartialFile.commit(file.file!, record: committed, destination: "big.iso")
 /// let location = try file.finish(expectedLength: 4_000_000, expectedSHA256: nil)
 /// ```
@@ -190,25 +190,14 @@ final class DownloadPartialFile: @unchecked Sendable {
     /// The part file's size now (fstat); for a segmented download that failed part-way. Blocking.
     var sizeOnDisk: Int64? { try? file?.status().size }
 
-    /// Appends `bytes` at the end of the written region with `pwrite`, looping over short writes. A full
+    /// Appends `pieces`, in order, at the end of the written region with one `pwritev` (a block's body:
+    /// the whole block, or a chunked body's data between its framing), looping over short writes. A full
     /// disk (`ENOSPC`) or any other failure throws `localWriteFailed`; the bytes written before stay.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPWireError) {
-        try write([bytes])
-    }
-
-    /// Appends `pieces`, in order, at the end of the written region: one `pwrite`, or one `pwritev` for
-    /// several. Failures as for ``write(_:)-(UnsafeRawBufferPointer)``.
     func write(_ pieces: [UnsafeRawBufferPointer]) throws(HTTPWireError) {
         guard let file else { throw .localWriteFailed(path: partialPath, errno: EBADF) }
         let offset = writtenBytes
         do {
-            try HTTPWireError.local { () throws(TransportError) in
-                if pieces.count == 1 {
-                    try file.write(pieces[0], at: offset)
-                } else {
-                    try file.write(pieces, at: offset)
-                }
-            }
+            try HTTPWireError.local { () throws(TransportError) in try file.write(pieces, at: offset) }
         } catch {
             // Bytes written before the failure (a full disk part-way) are body, in order: count them.
             if let size = try? file.status().size, size > writtenBytes { writtenBytes = size }
