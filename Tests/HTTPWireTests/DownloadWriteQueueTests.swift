@@ -21,6 +21,27 @@ import Testing
         #expect(await queue.nextBlock() == nil)
     }
 
+    @Test("takeBlock never waits: nothing yet, then the filled block, then the end once closed and empty")
+    func takeBlockWithoutWaiting() async throws {
+        let queue = DownloadWriteQueue(blockCapacity: 16)
+        guard case .wait = queue.takeBlock() else { Issue.record("a block taken from an empty queue"); return }
+        try await queue.append([1, 2, 3][...])
+        guard case .block(let first) = queue.takeBlock() else { Issue.record("the filled block not taken"); return }
+        #expect(first.withBodyPieces { $0.flatMap { Array($0) } } == [1, 2, 3])
+        // Both blocks are out (one written, one filling, empty): still nothing to take, and no waiting.
+        try await queue.append([4][...])
+        guard case .wait = queue.takeBlock() else {
+            Issue.record("the filling block taken while the writer still holds the spare")
+            return
+        }
+        queue.blockWritten(first)  // the disk job's next step: the spare is back, the filling block goes
+        guard case .block(let second) = queue.takeBlock() else { Issue.record("the next block not taken"); return }
+        #expect(second.withBodyPieces { $0.flatMap { Array($0) } } == [4])
+        queue.blockWritten(second)
+        queue.close()
+        guard case .done = queue.takeBlock() else { Issue.record("a closed, empty queue not done"); return }
+    }
+
     @Test("a read lent the block's free end fills it in place, and the writer gets those bytes")
     func readsInPlace() async throws {
         let queue = DownloadWriteQueue(blockCapacity: 16)

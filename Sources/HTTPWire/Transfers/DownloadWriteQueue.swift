@@ -269,33 +269,44 @@ final class DownloadWriteQueue: Sendable {
     /// queue is closed and empty, or failed. The writer returns the block with ``blockWritten(_:)``.
     func nextBlock() async -> DownloadBlock? {
         while true {
-            enum Step {
-                case block(DownloadBlock)
-                case done
-                case wait
-            }
-            let (step, reader) = state.withLock { state -> (Step, CheckedContinuation<Void, Never>?) in
-                if state.failure != nil { return (.done, nil) }
-                if let ready = state.ready {
-                    state.ready = nil
-                    return (.block(ready), nil)
-                }
-                if !state.filling.isEmpty, let spare = state.spare {
-                    let block = state.filling
-                    state.filling = spare
-                    state.spare = nil
-                    defer { state.readerWaiter = nil }
-                    return (.block(block), state.readerWaiter)  // the reader has room again
-                }
-                return (state.isClosed && state.filling.isEmpty ? .done : .wait, nil)
-            }
-            reader?.resume()
-            switch step {
+            switch takeBlock() {
             case .block(let block): return block
             case .done: return nil
             case .wait: await waitForBytes()
             }
         }
+    }
+
+    /// What ``takeBlock()`` found.
+    enum Take {
+        /// A block holding bytes, now the writer's.
+        case block(DownloadBlock)
+        /// Closed and empty, or failed: nothing more to write.
+        case done
+        /// No bytes yet.
+        case wait
+    }
+
+    /// Takes a block holding bytes if there is one, without waiting: the ready block, else the filling one
+    /// (the spare becomes the filling one). Never blocks; callable from the disk thread.
+    func takeBlock() -> Take {
+        let (take, reader) = state.withLock { state -> (Take, CheckedContinuation<Void, Never>?) in
+            if state.failure != nil { return (.done, nil) }
+            if let ready = state.ready {
+                state.ready = nil
+                return (.block(ready), nil)
+            }
+            if !state.filling.isEmpty, let spare = state.spare {
+                let block = state.filling
+                state.filling = spare
+                state.spare = nil
+                defer { state.readerWaiter = nil }
+                return (.block(block), state.readerWaiter)  // the reader has room again
+            }
+            return (state.isClosed && state.filling.isEmpty ? .done : .wait, nil)
+        }
+        reader?.resume()
+        return take
     }
 
     /// Waits until bytes are pending, or the queue is closed or failed.
