@@ -37,6 +37,7 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
     /// Whether the reactor saw the descriptor readable (or hung up) with no read waiting for it, and no read
     /// has met `EAGAIN` since. Written by the reactor thread only.
     private let unclaimedReadiness = Atomic<Bool>(false)
+    private let readInterestDropped = Atomic<Bool>(false)
 
     /// Descriptors created through this type and not yet closed, process-wide.
     private static let liveCount = Atomic<Int>(0)
@@ -101,6 +102,14 @@ package final class FileDescriptor: Sendable, CustomStringConvertible {
     package var hasUnclaimedReadiness: Bool {
         get { unclaimedReadiness.load(ordering: .acquiring) }
         set { unclaimedReadiness.store(newValue, ordering: .releasing) }
+    }
+
+    /// Whether the reactor stopped asking epoll for this descriptor's readable edges, after a run of them
+    /// came with no read waiting (`ReactorLoop.edgesBeforeQuieting`); the next read that parks asks again.
+    /// Written by the reactor thread only; read from any thread (tests).
+    package var isReadInterestDropped: Bool {
+        get { readInterestDropped.load(ordering: .relaxed) }
+        set { readInterestDropped.store(newValue, ordering: .relaxed) }
     }
 
     /// How many descriptors made through `FileDescriptor` are open right now, in the whole process.

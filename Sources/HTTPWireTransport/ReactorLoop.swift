@@ -24,6 +24,20 @@ final class ReactorLoop {
         /// Operations parked until the descriptor is ready. Emptied in place, so its storage is reused by
         /// the next wait on this number instead of allocated per wait.
         var waiting: [AnyReactorOperation] = []
+        /// Edges reported readable in a row with no read waiting for them (reset when a read parks).
+        var unclaimedEdges = 0
+    }
+
+    /// Unclaimed readable edges in a row after which the loop stops asking epoll for them (see
+    /// `quietUnreadSocket`). One or two happen when an answer lands before its read parks; a run of them
+    /// means a reader that keeps up with nothing, such as a download waiting for its disk writer.
+    static let edgesBeforeQuieting = 4
+
+    /// The registration's events: readable (and the peer's half-close) unless `readable` is false, always
+    /// writable, edge-triggered. Errors and hang-ups are reported whatever the mask.
+    private static func interest(readable: Bool) -> UInt32 {
+        let write = EPOLLOUT.rawValue | EPOLLET.rawValue
+        return readable ? write | EPOLLIN.rawValue | EPOLLRDHUP.rawValue : write
     }
 
     /// Indexed by descriptor number, the way epoll reports readiness. The kernel hands out the lowest free
@@ -97,24 +111,53 @@ final class ReactorLoop {
             return
         }
         if let descriptor = operation.descriptor {
-            if interest != .deadlineOnly && !descriptor.isRegisteredWithReactor {
-                var event = epoll_event()
-                event.events = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
-                event.data.fd = descriptor.rawValue
-                do {
-                    _ = try Syscall.runOnce("epoll_ctl") {
-                        epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor.rawValue, &event)
-                    }
-                } catch {
-                    operation.fail(error)
-                    return
+            let index = slotIndex(descriptor.rawValue)
+            do {
+                if interest != .deadlineOnly && !descriptor.isRegisteredWithReactor {
+                    try register(descriptor, operation: EPOLL_CTL_ADD, readable: true)
+                    descriptor.isRegisteredWithReactor = true
+                    slots[index].registered = descriptor
+                    slots[index].unclaimedEdges = 0
+                } else if interest == .readable && descriptor.isReadInterestDropped {
+                    // Asking again reports input already there at once: the kernel checks the socket's
+                    // state on EPOLL_CTL_MOD, so nothing that arrived while unasked is missed.
+                    try register(descriptor, operation: EPOLL_CTL_MOD, readable: true)
+                    descriptor.isReadInterestDropped = false
                 }
-                descriptor.isRegisteredWithReactor = true
-                slots[slotIndex(descriptor.rawValue)].registered = descriptor
+            } catch {
+                operation.fail(error)
+                return
             }
-            slots[slotIndex(descriptor.rawValue)].waiting.append(operation)
+            if interest == .readable { slots[index].unclaimedEdges = 0 }
+            slots[index].waiting.append(operation)
         }
         if !operation.deadline.isNever { deadlines.push(operation) }
+    }
+
+    /// Adds `descriptor` to the epoll set, or changes what it is registered for.
+    private func register(_ descriptor: FileDescriptor, operation: Int32, readable: Bool) throws {
+        var event = epoll_event()
+        event.events = Self.interest(readable: readable)
+        event.data.fd = descriptor.rawValue
+        _ = try Syscall.runOnce("epoll_ctl") { epoll_ctl(epollDescriptor, operation, descriptor.rawValue, &event) }
+    }
+
+    /// A readable edge came and nobody reads `index`'s descriptor. Noted on it (`hasUnclaimedReadiness`:
+    /// the next read tries before it parks); after `edgesBeforeQuieting` in a row the registration stops
+    /// asking for readability until a read parks again. Edge-triggered epoll reports every arrival of data,
+    /// not only the first: a download whose reader waits for the disk writer while the server keeps sending
+    /// woke this thread about four times per megabyte for nothing. Its reads find the data without an
+    /// edge (each tries first), so nothing is lost by not asking; a read that finds the socket empty parks,
+    /// and parking asks again.
+    private func quietUnreadSocket(at index: Int) {
+        guard let descriptor = slots[index].registered else { return }
+        descriptor.hasUnclaimedReadiness = true
+        slots[index].unclaimedEdges += 1
+        guard slots[index].unclaimedEdges >= Self.edgesBeforeQuieting, !descriptor.isReadInterestDropped
+        else { return }
+        // A failure leaves the registration as it was: the loop keeps waking, as it did before.
+        guard (try? register(descriptor, operation: EPOLL_CTL_MOD, readable: false)) != nil else { return }
+        descriptor.isReadInterestDropped = true
     }
 
     /// The index of `number`'s slot, growing the table to reach it.
@@ -134,7 +177,7 @@ final class ReactorLoop {
         guard index < slots.count else { return }
         guard !slots[index].waiting.isEmpty else {
             // Nobody reads now: the edge is spent, so remember that input (or the end) may be waiting.
-            if readable { slots[index].registered?.hasUnclaimedReadiness = true }
+            if readable { quietUnreadSocket(at: index) }
             return
         }
         // Take the list out while attempts run (an attempt's resume could park a new operation here).
@@ -158,7 +201,11 @@ final class ReactorLoop {
             if next == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
             return false
         }
-        if readable && !isReadingClaimed { slots[index].registered?.hasUnclaimedReadiness = true }
+        if isReadingClaimed {
+            slots[index].unclaimedEdges = 0
+        } else if readable {
+            quietUnreadSocket(at: index)
+        }
         // Still waiting first, then any that arrived meanwhile; the emptied list is kept for next time.
         operations.append(contentsOf: slots[index].waiting)
         slots[index].waiting.removeAll(keepingCapacity: true)
@@ -176,7 +223,10 @@ final class ReactorLoop {
         if descriptor.isRegisteredWithReactor {
             _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, number, nil)
             descriptor.isRegisteredWithReactor = false
-            if index < slots.count, slots[index].registered === descriptor { slots[index].registered = nil }
+            if index < slots.count, slots[index].registered === descriptor {
+                slots[index].registered = nil
+                slots[index].unclaimedEdges = 0
+            }
         }
         descriptor.close()
         for operation in operations { operation.fail(error) }
