@@ -118,17 +118,13 @@ final class ReactorLoop {
                     descriptor.isRegisteredWithReactor = true
                     slots[index].registered = descriptor
                     slots[index].unclaimedEdges = 0
-                } else if interest == .readable && descriptor.isReadInterestDropped {
-                    // Asking again reports input already there at once: the kernel checks the socket's
-                    // state on EPOLL_CTL_MOD, so nothing that arrived while unasked is missed.
-                    try register(descriptor, operation: EPOLL_CTL_MOD, readable: true)
-                    descriptor.isReadInterestDropped = false
+                } else if interest == .readable {
+                    try askForReadable(descriptor, at: index)
                 }
             } catch {
                 operation.fail(error)
                 return
             }
-            if interest == .readable { slots[index].unclaimedEdges = 0 }
             slots[index].waiting.append(operation)
         }
         if !operation.deadline.isNever { deadlines.push(operation) }
@@ -140,6 +136,16 @@ final class ReactorLoop {
         event.events = Self.interest(readable: readable)
         event.data.fd = descriptor.rawValue
         _ = try Syscall.runOnce("epoll_ctl") { epoll_ctl(epollDescriptor, operation, descriptor.rawValue, &event) }
+    }
+
+    /// A read waits on `descriptor` (at `index`): the registration must ask for readable edges. Asking
+    /// again after `quietUnreadSocket` stopped reports input already there at once (the kernel checks the
+    /// socket's state on `EPOLL_CTL_MOD`), so nothing that arrived while unasked is missed.
+    private func askForReadable(_ descriptor: FileDescriptor, at index: Int) throws {
+        slots[index].unclaimedEdges = 0
+        guard descriptor.isReadInterestDropped else { return }
+        try register(descriptor, operation: EPOLL_CTL_MOD, readable: true)
+        descriptor.isReadInterestDropped = false
     }
 
     /// A readable edge came and nobody reads `index`'s descriptor. Noted on it (`hasUnclaimedReadiness`:
@@ -185,6 +191,7 @@ final class ReactorLoop {
         swap(&operations, &spareOperations)  // moved, not copied: each storage keeps one owner
         swap(&operations, &slots[index].waiting)
         var isReadingClaimed = false
+        var isReadAwaited = false  // an attempt that ran here now waits for input (a TLS write that must read)
         operations.removeAll { operation in
             guard case .waiting(let interest) = operation.state else { return true }
             let isReady: Bool
@@ -198,19 +205,28 @@ final class ReactorLoop {
             guard isReady else { return false }
             guard let next = operation.attempt() else { return true }
             operation.state = .waiting(next)
-            if next == .readable { operation.descriptor?.hasUnclaimedReadiness = false }
+            if next == .readable {
+                operation.descriptor?.hasUnclaimedReadiness = false
+                isReadAwaited = true
+            }
             return false
-        }
-        if isReadingClaimed {
-            slots[index].unclaimedEdges = 0
-        } else if readable {
-            quietUnreadSocket(at: index)
         }
         // Still waiting first, then any that arrived meanwhile; the emptied list is kept for next time.
         operations.append(contentsOf: slots[index].waiting)
         slots[index].waiting.removeAll(keepingCapacity: true)
         swap(&operations, &slots[index].waiting)
         spareOperations = operations
+        if isReadAwaited, let descriptor = slots[index].registered {
+            do {
+                try askForReadable(descriptor, at: index)
+            } catch {
+                close(descriptor, failing: error)  // fails what is parked on it, rather than leave it asleep
+            }
+        } else if isReadingClaimed {
+            slots[index].unclaimedEdges = 0
+        } else if readable {
+            quietUnreadSocket(at: index)
+        }
     }
 
     /// Fails what waits on `descriptor` with `error`, removes it from epoll and closes it.
