@@ -157,6 +157,16 @@ bench: deps bench-deps
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/segments.sh
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/DownloadTorture/rate-limit.sh
 
+## bench-chunked-ceiling: the chunked row's ceiling on this machine — minimal C clients of the reference
+## harness's 1 GiB chunked stream (one thread; a reader and a disk writer, HTTPWire's shape) alternated with
+## curl and wire (release build). Needs the harness's servers: bash ../shared/bench/setup.sh, then
+## bash ../shared/bench/server.sh start. CEILING_ROUNDS=N (default 9).
+CEILING_ROUNDS ?= 9
+.PHONY: bench-chunked-ceiling
+bench-chunked-ceiling: deps bench-deps
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product wire
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/ChunkedCeiling/chunked-ceiling.sh $(CEILING_ROUNDS)
+
 ## bench-deps: what the benchmarks run beside HTTPWire, installed when missing (as root; else it says how).
 .PHONY: bench-deps
 bench-deps:
