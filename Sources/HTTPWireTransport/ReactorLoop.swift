@@ -217,6 +217,8 @@ final class ReactorLoop {
         swap(&operations, &slots[index].waiting)
         spareOperations = operations
         if isReadAwaited, let descriptor = slots[index].registered {
+            // As before: an edge no read took is remembered, so the next read tries before it parks.
+            if readable && !isReadingClaimed { descriptor.hasUnclaimedReadiness = true }
             do {
                 try askForReadable(descriptor, at: index)
             } catch {
