@@ -15,6 +15,16 @@ import Testing
     static let body = Array("3\r\nabc\r\n10;ext=1\r\n0123456789abcdef\r\n1\r\nZ\r\n0\r\nX-T: 1\r\n\r\n".utf8)
     static let data = Array("abc0123456789abcdefZ".utf8)
 
+    /// A decoder fed `head` and past its head event: the next bytes it takes are the chunked body.
+    static func decoderPastHead() throws -> ResponseDecoder {
+        var decoder = ResponseDecoder()
+        decoder.feed(head)
+        let event = try decoder.nextEvent()
+        let isHead = if case .head = event { true } else { false }
+        try #require(isHead, "no head: \(event)")
+        return decoder
+    }
+
     /// Feeds `buffer[start...]` and takes events until more bytes are needed or the body ends; returns the
     /// ranges of `buffer` the data came in, data that did not (see below), and the trailers at the end.
     static func decode(
@@ -50,12 +60,7 @@ import Testing
     @Test("chunk data are slices of the buffer; after detaching, the next read appends in place, at every split")
     func everySplit() throws {
         for split in 1..<Self.body.count {
-            var decoder = ResponseDecoder()
-            decoder.feed(Self.head)
-            guard case .head = try decoder.nextEvent() else {
-                Issue.record("no head")
-                return
-            }
+            var decoder = try Self.decoderPastHead()
             var buffer: [UInt8] = []
             buffer.reserveCapacity(Self.body.count)
             buffer += Self.body[..<split]
@@ -95,12 +100,7 @@ import Testing
         for seed in 0..<100 as Range<UInt64> {
             var random = SplitMix64(seed: seed)
             let (message, data) = Self.randomBody(&random)
-            var decoder = ResponseDecoder()
-            decoder.feed(Self.head)
-            guard case .head = try decoder.nextEvent() else {
-                Issue.record("no head")
-                return
-            }
+            var decoder = try Self.decoderPastHead()
             var received: [UInt8] = []
             var position = 0
             var ended = false
