@@ -131,6 +131,10 @@ package final class BlockingWorker: Sendable {
         enqueue(Job(work: { work() }))
     }
 
+    /// Whether jobs are queued that no thread has taken yet: a job that could go on with more work of its
+    /// own (a download writing its next block) returns instead, so the others do not wait behind it.
+    package var hasWaitingJobs: Bool { queue.withLock { !$0.isEmpty } }
+
     /// Hands `job` to the next free thread.
     private func enqueue(_ job: Job) {
         queue.withLock { $0.append(job) }

@@ -185,7 +185,9 @@ import Testing
             #expect(started?.expected == 150)
             // A first, a middle and a last report at least, even if a loaded machine reads the drip in bursts.
             #expect(snapshots.count >= 3)
-            #expect(snapshots.count <= 150)
+            // At most one report of new bytes per byte. A count can repeat: when a loaded machine holds the
+            // transfer a second, the stall is reported with the same count and a falling speed (by design).
+            #expect(Set(snapshots.map(\.receivedBytes)).count <= 150)
             #expect(zip(snapshots, snapshots.dropFirst()).allSatisfy { $0.receivedBytes <= $1.receivedBytes })
             #expect(snapshots.allSatisfy { $0.expectedBytes == 150 && $0.receivedBytes <= 150 })
             #expect(snapshots.last?.receivedBytes == 150)

@@ -226,16 +226,16 @@ struct DownloadTransfer: Sendable {
     }
 
     /// The most blocks one job on the disk thread writes before it gives the thread back (8 MiB of plain
-    /// blocks): long enough that a fast stream rarely leaves the thread, short enough that other downloads'
-    /// writes and the flushes queued behind it wait milliseconds, not the whole download.
+    /// blocks), even when no other job waits for it.
     static let blocksPerDiskJob = 8
 
     /// On the disk thread: writes `block`, then each next block that holds bytes by the time a write ends
-    /// (at most ``blocksPerDiskJob`` in all). The next write starts on this thread as soon as the previous
-    /// one ends, with no hop back to the writer task and out again: when the disk is the slower side, the
-    /// reader has filled the other block meanwhile, and the hop (a wake-up of the writer's thread, then one
-    /// of the disk thread) was the gap between two writes. A 1 GiB chunked download makes half the futex
-    /// calls with it (docs/benchmarks.md, "The disk writer keeps going; a socket nobody reads stays quiet").
+    /// (at most ``blocksPerDiskJob`` in all, and only while no other job waits for a disk thread, so another
+    /// download's write or a commit never waits behind more than one block). The next write starts on this
+    /// thread as soon as the previous one ends, with no hop back to the writer task and out again: when the
+    /// disk is the slower side, the reader has filled the other block meanwhile, and the hop (a wake-up of
+    /// the writer's thread, then one of the disk thread) was the gap between two writes. A 1 GiB chunked
+    /// download makes half the futex calls with it (docs/benchmarks.md, "The disk writer keeps going; a socket nobody reads stays quiet").
     private static func writeWhileReady(
         _ first: DownloadBlock, from queue: DownloadWriteQueue, to file: DownloadPartialFile,
         record: ResumeRecord, committer: DownloadCommitter
@@ -245,7 +245,9 @@ struct DownloadTransfer: Sendable {
             try block.withBodyPieces { try file.write($0) }
             committer.update(record.counting(file.writtenBytes))
             queue.blockWritten(block)
-            guard written < blocksPerDiskJob, case .block(let next) = queue.takeBlock() else { return }
+            guard written < blocksPerDiskJob, !BlockingWorker.shared.hasWaitingJobs,
+                case .block(let next) = queue.takeBlock()
+            else { return }
             block = next
         }
     }
