@@ -145,6 +145,11 @@ struct ChaosRelayedConnection {
             if flow == down {
                 shutdown(client, Int32(SHUT_WR))
                 closeServer()
+                // Nothing the client sends can reach the server now. Read it and drop it: bytes left
+                // unread fill the relay's receive window, and a client that closes with its own send
+                // buffer still full cannot send its FIN through a zero window — the relay would never
+                // see the close (seed 3717 of `make chaos`: a TLS upload the server rejected mid-body).
+                discard(up)
             } else if server >= 0 {
                 shutdown(server, Int32(SHUT_WR))
             }
