@@ -167,6 +167,15 @@ bench-chunked-ceiling: deps bench-deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product wire
 	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/ChunkedCeiling/chunked-ceiling.sh $(CEILING_ROUNDS)
 
+## bench-request-ceiling: where a small request's time goes in the harness's two request rows (5,000 GETs
+## on one connection; 20,000 at 64 in flight): curl, wire and wrk in turn, each run's wall time, client user
+## and system CPU and nginx's CPU per request, medians and ratios to curl. Needs the harness's servers (as
+## bench-chunked-ceiling). CEILING_ROUNDS=N (default 9).
+.PHONY: bench-request-ceiling
+bench-request-ceiling: deps bench-deps
+	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product wire
+	WIRE=$$($(SWIFT) build $(RELEASE) --show-bin-path)/wire bash Sources/Benchmarks/RequestCeiling/request-ceiling.sh $(CEILING_ROUNDS)
+
 ## bench-deps: what the benchmarks run beside HTTPWire, installed when missing (as root; else it says how).
 .PHONY: bench-deps
 bench-deps:
