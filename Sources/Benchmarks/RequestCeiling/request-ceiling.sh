@@ -32,20 +32,24 @@ nginx_ticks() {  # user + system ticks of nginx's workers so far
   echo "$total"
 }
 
+# wire's URL operands, built once (as the harness's adapter does before each run, untimed there too).
+seq_urls=()
+for ((i = 1; i <= 5000; i++)); do seq_urls+=("$url?i=$i"); done
+conc_urls=()
+for ((i = 1; i <= 20000; i++)); do conc_urls+=("$url?i=$i"); done
+
 run() {  # run ROW CLIENT: one timed run; appends "wall user system nginx" per request (µs) to $work/ROW.CLIENT
   local row=$1 client=$2 count before after
   count=$([ "$row" = seq ] && echo 5000 || echo 20000)
-  local urls=()
-  for ((i = 1; i <= count; i++)); do urls+=("$url?i=$i"); done
   before=$(nginx_ticks)
   case $row.$client in
     seq.curl) /usr/bin/time -f "%e %U %S" -o "$work/time" curl -sS -f "$url?i=[1-$count]" > /dev/null ;;
     conc.curl)
       /usr/bin/time -f "%e %U %S" -o "$work/time" curl -sS -f --parallel --parallel-immediate --parallel-max 64 \
         "$url?i=[1-$count]" > /dev/null 2> /dev/null ;;  # curl's parallel meter ignores -s
-    seq.wire) /usr/bin/time -f "%e %U %S" -o "$work/time" "$wire" get "${urls[@]}" --no-progress > /dev/null ;;
+    seq.wire) /usr/bin/time -f "%e %U %S" -o "$work/time" "$wire" get "${seq_urls[@]}" --no-progress > /dev/null ;;
     conc.wire)
-      /usr/bin/time -f "%e %U %S" -o "$work/time" "$wire" get "${urls[@]}" --parallel 64 --no-progress > /dev/null ;;
+      /usr/bin/time -f "%e %U %S" -o "$work/time" "$wire" get "${conc_urls[@]}" --parallel 64 --no-progress > /dev/null ;;
     seq.wrk | conc.wrk)
       local threads connections
       threads=$([ "$row" = seq ] && echo 1 || echo 2)
