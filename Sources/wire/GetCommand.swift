@@ -34,8 +34,9 @@ enum GetCommand {
         try output.close()
     }
 
-    /// One URL, streamed: the body goes out as it arrives, so memory stays flat for any size.
-    private static func fetch(
+    /// One URL, streamed: the body goes out as it arrives, so memory stays flat for any size. Runs on its
+    /// caller's executor (the reactor's, main.swift): no executor switch around each URL's awaits.
+    nonisolated(nonsending) private static func fetch(
         _ url: String, _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
         let request = HTTPRequest(

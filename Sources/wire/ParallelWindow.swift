@@ -45,8 +45,8 @@ final class ParallelWindow: Sendable {
     }
 
     /// The next index to fetch, or nil when every index has been handed out (or the window was closed).
-    /// Suspends while the window is full; it never blocks a thread.
-    func next() async -> Int? {
+    /// Suspends while the window is full; it never blocks a thread. Runs on the worker's executor.
+    nonisolated(nonsending) func next() async -> Int? {
         let (count, limit) = (self.count, self.limit)
         if let granted = state.withLock({ $0.grant(count: count, limit: limit) }) { return granted }
         return await withCheckedContinuation { continuation in

@@ -36,11 +36,13 @@ public final class BearerTokenMiddleware: HTTPMiddleware {
     }
 
     private let state: LockedState<State>
-    private let refresh: @Sendable (_ rejected: String?) async throws -> String
+    private let refresh: @Sendable @concurrent (_ rejected: String?) async throws -> String
 
     /// A middleware starting with `token` (nil: get one from `refresh` on the first request). `refresh`
     /// receives the token the server rejected (nil for the first one) and returns a new one.
-    public init(token: String? = nil, refresh: @escaping @Sendable (_ rejected: String?) async throws -> String) {
+    public init(
+        token: String? = nil, refresh: @escaping @Sendable @concurrent (_ rejected: String?) async throws -> String
+    ) {
         self.state = LockedState(State(current: token))
         self.refresh = refresh
     }
@@ -49,14 +51,15 @@ public final class BearerTokenMiddleware: HTTPMiddleware {
     public var token: String? { state.withLock { $0.current } }
 
     /// Adds the current token to a request for its original origin.
-    public func adapt(_ request: inout OutgoingRequest) async throws {
+    @concurrent public func adapt(_ request: inout OutgoingRequest) async throws {
         guard request.isSameOriginAsOriginal, !request.fields.contains("Authorization") else { return }
         let token = try await currentToken()
         request.fields["Authorization"] = try Authorization.bearer(token).fieldValue()
     }
 
     /// After the first 401 to a token of ours: refresh (or take the refresh another request made) and retry.
-    public func handle(_ head: ResponseHead, to request: OutgoingRequest) async throws -> MiddlewareDecision {
+    @concurrent public func handle(_ head: ResponseHead, to request: OutgoingRequest) async throws -> MiddlewareDecision
+    {
         guard head.status.rawValue == 401, !request.retryReasons.contains(.status(401)),
             let value = request.fields["Authorization"], value.hasPrefix("Bearer ")
         else { return .proceed }

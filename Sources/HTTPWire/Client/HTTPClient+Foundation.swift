@@ -34,35 +34,36 @@ extension HTTPRequest {
 
 extension HTTPClient {
     /// `GET url`.
-    public func get(
+    @concurrent public func get(
         _ url: URL, query: [QueryItem] = [], fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await get(url.absoluteString, query: query, fields: fields, options: options)
     }
 
     /// `HEAD url`.
-    public func head(_ url: URL, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()) async throws
+    @concurrent public func head(_ url: URL, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
+        async throws
         -> HTTPResponse
     {
         try await head(url.absoluteString, fields: fields, options: options)
     }
 
     /// `OPTIONS url`.
-    public func options(_ url: URL, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
+    @concurrent public func options(_ url: URL, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
         async throws -> HTTPResponse
     {
         try await self.options(url.absoluteString, fields: fields, options: options)
     }
 
     /// `DELETE url`.
-    public func delete(_ url: URL, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
+    @concurrent public func delete(_ url: URL, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
         async throws -> HTTPResponse
     {
         try await delete(url.absoluteString, fields: fields, options: options)
     }
 
     /// `POST url` with `value` as JSON.
-    public func post(
+    @concurrent public func post(
         _ url: URL, json value: some Encodable & Sendable, fields: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
@@ -70,7 +71,7 @@ extension HTTPClient {
     }
 
     /// `PUT url` with `value` as JSON.
-    public func put(
+    @concurrent public func put(
         _ url: URL, json value: some Encodable & Sendable, fields: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
@@ -78,7 +79,7 @@ extension HTTPClient {
     }
 
     /// `PATCH url` with `value` as JSON.
-    public func patch(
+    @concurrent public func patch(
         _ url: URL, json value: some Encodable & Sendable, fields: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
@@ -86,28 +87,28 @@ extension HTTPClient {
     }
 
     /// `POST url` with a form body.
-    public func post(
+    @concurrent public func post(
         _ url: URL, form: URLEncodedForm, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await post(url.absoluteString, form: form, fields: fields, options: options)
     }
 
     /// `POST url` with any body (``RequestBody/data(_:)`` for `Data`).
-    public func post(
+    @concurrent public func post(
         _ url: URL, body: RequestBody, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await post(url.absoluteString, body: body, fields: fields, options: options)
     }
 
     /// `PUT url` with any body.
-    public func put(
+    @concurrent public func put(
         _ url: URL, body: RequestBody, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await put(url.absoluteString, body: body, fields: fields, options: options)
     }
 
     /// `PATCH url` with any body.
-    public func patch(
+    @concurrent public func patch(
         _ url: URL, body: RequestBody, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await patch(url.absoluteString, body: body, fields: fields, options: options)

@@ -64,7 +64,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Closes idle connections and waits for busy ones to be released. Requests made afterwards fail.
-    public func shutdown() async {
+    @concurrent public func shutdown() async {
         await pool.shutdown()
     }
 
@@ -76,7 +76,7 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and collects the whole response body in memory, up to
     /// ``ClientConfiguration/maxCollectedBodyBytes``. Redirects are followed, retries made and the response
     /// validated per the request's ``HTTPRequest/options`` and the configuration.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    @concurrent public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await stream(request)
         let body = try await response.collect(upTo: configuration.maxCollectedBodyBytes)
         var collected = HTTPResponse(
@@ -99,7 +99,7 @@ public final class HTTPClient: Sendable {
     /// the hop (middleware), run one exchange, show the heads to the handlers, then follow a redirect,
     /// retry (a handler's request or the ``RetryPolicy``'s, waiting on the reactor's clock) or validate and
     /// return. A retry sends the current hop again; a redirect starts a new hop.
-    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+    @concurrent public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let startNanoseconds = Deadline.nowNanoseconds()
         let settings =
             request.options.overridesNothing
@@ -360,7 +360,8 @@ public final class HTTPClient: Sendable {
         var preview: [UInt8] = []
         var isComplete = true
         do {
-            for try await piece in body {
+            var iterator = body.makeAsyncIterator()
+            while let piece = try await iterator.nextPiece() {
                 preview.append(contentsOf: piece.prefix(UnacceptableResponse.bodyPreviewLimit - preview.count))
                 if preview.count >= UnacceptableResponse.bodyPreviewLimit {
                     isComplete = false

@@ -19,14 +19,15 @@ extension HTTPClient {
     /// let results = try await client.get("search", query: ["q=café & crème"])
     /// let user = try await client.get("users/42", options: RequestOptions(timeout: .seconds(5), validation: .successful))
     /// ```
-    public func get(
+    @concurrent public func get(
         _ url: String, query: [QueryItem] = [], fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await send(HTTPRequest(method: .get, url: url, queryItems: query, fields: fields, options: options))
     }
 
     /// `HEAD url`: the fields a GET would return, without the body (RFC 9110 §9.3.2).
-    public func head(_ url: String, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()) async throws
+    @concurrent public func head(_ url: String, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
+        async throws
         -> HTTPResponse
     {
         try await send(HTTPRequest(method: .head, url: url, fields: fields, options: options))
@@ -35,14 +36,14 @@ extension HTTPClient {
     /// `OPTIONS url`: which methods and features the target supports, usually in `Allow` (RFC 9110 §9.3.7).
     /// Use `"*"` as the path of an absolute URL's origin (`https://example.test/*` is a path, not the
     /// asterisk form: HTTPWire always sends origin-form targets).
-    public func options(_ url: String, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
+    @concurrent public func options(_ url: String, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
         async throws -> HTTPResponse
     {
         try await send(HTTPRequest(method: .options, url: url, fields: fields, options: options))
     }
 
     /// `DELETE url`.
-    public func delete(_ url: String, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
+    @concurrent public func delete(_ url: String, fields: HTTPFields = [:], options: RequestOptions = RequestOptions())
         async throws -> HTTPResponse
     {
         try await send(HTTPRequest(method: .delete, url: url, fields: fields, options: options))
@@ -50,7 +51,7 @@ extension HTTPClient {
 
     /// `POST url` with `value` encoded as JSON (`Content-Type` and `Accept: application/json`), with the
     /// request's ``RequestOptions/jsonEncoder`` or the client's ``ClientConfiguration/jsonEncoder``.
-    public func post(
+    @concurrent public func post(
         _ url: String, json value: some Encodable & Sendable, fields: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
@@ -58,7 +59,7 @@ extension HTTPClient {
     }
 
     /// `PUT url` with `value` encoded as JSON.
-    public func put(
+    @concurrent public func put(
         _ url: String, json value: some Encodable & Sendable, fields: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
@@ -66,7 +67,7 @@ extension HTTPClient {
     }
 
     /// `PATCH url` with `value` encoded as JSON (RFC 5789; not idempotent, so never retried).
-    public func patch(
+    @concurrent public func patch(
         _ url: String, json value: some Encodable & Sendable, fields: HTTPFields = [:],
         options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
@@ -78,28 +79,28 @@ extension HTTPClient {
     /// ```swift
     /// let response = try await client.post("login", form: ["user": "ada", "password": "s3cret"])
     /// ```
-    public func post(
+    @concurrent public func post(
         _ url: String, form: URLEncodedForm, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await send(HTTPRequest(method: .post, url: url, fields: fields, body: .form(form), options: options))
     }
 
     /// `POST url` with any body (bytes, a file, a form, a stream).
-    public func post(
+    @concurrent public func post(
         _ url: String, body: RequestBody, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await send(HTTPRequest(method: .post, url: url, fields: fields, body: body, options: options))
     }
 
     /// `PUT url` with any body.
-    public func put(
+    @concurrent public func put(
         _ url: String, body: RequestBody, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await send(HTTPRequest(method: .put, url: url, fields: fields, body: body, options: options))
     }
 
     /// `PATCH url` with any body.
-    public func patch(
+    @concurrent public func patch(
         _ url: String, body: RequestBody, fields: HTTPFields = [:], options: RequestOptions = RequestOptions()
     ) async throws -> HTTPResponse {
         try await send(HTTPRequest(method: .patch, url: url, fields: fields, body: body, options: options))

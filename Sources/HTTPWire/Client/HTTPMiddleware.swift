@@ -37,11 +37,11 @@ import HTTPWireCodec
 public protocol HTTPMiddleware: Sendable {
     /// Changes a request before it is sent: add or replace fields, sign it, rewrite its URL. Throwing fails
     /// the request with that error.
-    func adapt(_ request: inout OutgoingRequest) async throws
+    @concurrent func adapt(_ request: inout OutgoingRequest) async throws
 
     /// Looks at a response head to `request` (interim, redirect or final) and says whether to send the
     /// request again. Throwing fails the request with that error.
-    func handle(_ head: ResponseHead, to request: OutgoingRequest) async throws -> MiddlewareDecision
+    @concurrent func handle(_ head: ResponseHead, to request: OutgoingRequest) async throws -> MiddlewareDecision
 
     /// A decoder for the body of the final response `head`, or nil to leave the body as received. May
     /// rewrite `head` (a content decoder removes `Content-Encoding` and `Content-Length`).
@@ -50,10 +50,11 @@ public protocol HTTPMiddleware: Sendable {
 
 extension HTTPMiddleware {
     /// Leaves the request as it is.
-    public func adapt(_ request: inout OutgoingRequest) async throws {}
+    @concurrent public func adapt(_ request: inout OutgoingRequest) async throws {}
 
     /// Proceeds.
-    public func handle(_ head: ResponseHead, to request: OutgoingRequest) async throws -> MiddlewareDecision {
+    @concurrent public func handle(_ head: ResponseHead, to request: OutgoingRequest) async throws -> MiddlewareDecision
+    {
         .proceed
     }
 

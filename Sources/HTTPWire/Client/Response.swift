@@ -126,7 +126,7 @@ public struct HTTPStreamingResponse {
 
     /// Reads the rest of the body into memory, refusing more than `limit` bytes (a hostile server's endless
     /// body must not exhaust memory): past it, the connection is closed and an error thrown.
-    public func collect(upTo limit: Int) async throws -> [UInt8] {
+    @concurrent public func collect(upTo limit: Int) async throws -> [UInt8] {
         var bytes: [UInt8] = []
         if let expected = expectedContentLength {
             // Refused before a byte is read when the announced length is already past the limit.
@@ -153,7 +153,8 @@ public struct HTTPStreamingResponse {
                 }
             }
         }
-        for try await piece in body { try append(piece) }
+        var iterator = body.makeAsyncIterator()
+        while let piece = try await iterator.nextPiece() { try append(piece) }
         return bytes
     }
 }

@@ -84,7 +84,13 @@ public struct ResponseBody: AsyncSequence {
         let owner: Owner
 
         /// The next piece of the body, reading from the socket only now; nil at the end of the body.
-        public mutating func next() async throws -> ArraySlice<UInt8>? {
+        /// `@concurrent`, like the rest of the public API: a caller on the main actor reads and decodes off it.
+        @concurrent public mutating func next() async throws -> ArraySlice<UInt8>? {
+            try await nextPiece()
+        }
+
+        /// `next()` for the library's own loops, on their executor: no executor switch per piece.
+        mutating func nextPiece() async throws -> ArraySlice<UInt8>? {
             let piece =
                 owner.decoders.isEmpty ? try await owner.exchange.nextBodyPiece() : try await owner.nextDecodedPiece()
             guard let piece else {

@@ -23,7 +23,7 @@ extension CookieJar {
     /// returns how many were added. A missing file adds none, as with curl (a first run has no file yet);
     /// a file that cannot be read throws ``HTTPWireError/localReadFailed(path:errno:)``.
     @discardableResult
-    public func load(fromFile path: String) async throws -> Int {
+    @concurrent public func load(fromFile path: String) async throws -> Int {
         let bytes = try await BlockingWorker.shared.run {
             try HTTPWireError.local { () throws(TransportError) in
                 try FileSystem.contents(ofPath: path, limit: Self.maxFileBytes)
@@ -42,7 +42,7 @@ extension CookieJar {
     /// Writes every unexpired cookie, session cookies included, to `path` in the Netscape cookie file
     /// format, with curl's header — the file `curl -c FILE` writes and `curl -b FILE` reads. Failing to
     /// write throws ``HTTPWireError/localWriteFailed(path:errno:)``.
-    public func save(toFile path: String) async throws {
+    @concurrent public func save(toFile path: String) async throws {
         let bytes = Array(NetscapeCookieFile.text(of: cookies).utf8)
         try await BlockingWorker.shared.run {
             try HTTPWireError.local { () throws(TransportError) in

@@ -11,7 +11,7 @@ extension Download {
     /// The progress a resume of `destination` would start from: the bytes the record counts (what a
     /// resume keeps) and the expected total. Nil when there is no part file. A part file without a usable
     /// record reports zero bytes: its content cannot be trusted and would be downloaded again.
-    public static func storedProgress(destination: String) async -> TransferProgress? {
+    @concurrent public static func storedProgress(destination: String) async -> TransferProgress? {
         let file = DownloadPartialFile(destination: destination)
         let found = try? await DownloadPartialFile.runBlocking { file.inspect() }
         guard let found, let size = found.partialFileSize else { return nil }
@@ -25,7 +25,7 @@ extension Download {
     }
 
     /// True when `destination` exists and no partial download of it is pending or running.
-    public static func isComplete(destination: String) async -> Bool {
+    @concurrent public static func isComplete(destination: String) async -> Bool {
         guard activeDownload(to: destination) == nil else { return false }
         let file = DownloadPartialFile(destination: destination)
         let sizes = try? await DownloadPartialFile.runBlocking {
@@ -40,7 +40,7 @@ extension Download {
     /// lands after the removal. A download running to it in another process is not ours to stop: then
     /// this throws `localWriteFailed(path: destination, errno: EBUSY)` and removes nothing. Missing files
     /// are not an error.
-    public static func removeData(destination: String) async throws {
+    @concurrent public static func removeData(destination: String) async throws {
         if let running = activeDownload(to: destination) {
             running.cancel()
             _ = try? await running.result()

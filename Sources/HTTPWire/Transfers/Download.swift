@@ -120,7 +120,7 @@ public final class Download: Sendable {
     /// Waits for the download to end and returns where the file is. Throws ``HTTPWireError`` (a non-2xx
     /// answer is `httpStatus`), or `CancellationError` after `cancel()`. Cancelling the waiting task
     /// cancels the download.
-    public func result() async throws -> DownloadResult {
+    @concurrent public func result() async throws -> DownloadResult {
         guard let task = runner.withLock({ $0 }) else { throw CancellationError() }
         return try await withTaskCancellationHandler {
             try await task.value

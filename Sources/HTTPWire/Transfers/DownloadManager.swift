@@ -72,7 +72,7 @@ public final class DownloadManager: Sendable {
     /// when there is one and starts what was queued or running. Throws
     /// ``HTTPWireError/localReadFailed(path:errno:)`` with `EBADMSG` (74) when the catalogue is torn or not
     /// one of ours — the file is left untouched, so no item is lost; move it away to start empty.
-    public init(
+    @concurrent public init(
         client: HTTPClient, catalogueDirectory: String, maxRunning: Int = 3, maxRunningPerHost: Int = 2,
         maxBytesPerSecond: Int64? = nil, defaultOptions: DownloadOptions = DownloadOptions()
     ) async throws {
@@ -127,7 +127,7 @@ public final class DownloadManager: Sendable {
     /// an item for the same URL and destination exists, its id is returned and nothing is fetched again
     /// (a completed one stays completed; a paused one stays paused). A destination that another item of
     /// a different URL uses fails with `localWriteFailed(path:errno: EEXIST)`, never replacing its file.
-    public func add(
+    @concurrent public func add(
         from url: String, to destination: String, priority: Int = 0, options: DownloadOptions? = nil
     ) async throws -> DownloadManagerItem.ID {
         guard destination.hasPrefix("/") else { throw HTTPWireError.invalidRequest("destination must be absolute") }
@@ -176,7 +176,7 @@ public final class DownloadManager: Sendable {
 
     /// Removes an item: stops it, deletes its file, part file and records (``Download/removeData(destination:)``)
     /// and drops it from the catalogue.
-    public func remove(_ id: DownloadManagerItem.ID) async throws {
+    @concurrent public func remove(_ id: DownloadManagerItem.ID) async throws {
         let removed = state.withLock { state -> Entry? in
             guard let entry = state.entries.removeValue(forKey: id) else { return nil }
             queueCatalogueWrite(&state)
@@ -200,7 +200,7 @@ public final class DownloadManager: Sendable {
     /// ``cancel(_:)`` for every item.
     public func cancelAll() { for item in items { cancel(item.id) } }
     /// ``remove(_:)`` for every item.
-    public func removeAll() async throws { for item in items { try await remove(item.id) } }
+    @concurrent public func removeAll() async throws { for item in items { try await remove(item.id) } }
 
     private func stop(_ id: DownloadManagerItem.ID, as stopped: DownloadManagerItem.State) {
         let download = state.withLock { state -> Download? in
@@ -280,7 +280,7 @@ public final class DownloadManager: Sendable {
 
     /// Waits until no item is queued or running (every one completed, failed, paused or cancelled), and
     /// the catalogue recording that is on disk.
-    public func waitUntilIdle() async {
+    @concurrent public func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
             let isIdle = state.withLock { state in
                 if Self.isIdle(state) { return true }
@@ -294,7 +294,7 @@ public final class DownloadManager: Sendable {
 
     /// Waits until every catalogue write queued so far is on disk; returns the first write failure.
     @discardableResult
-    public func flushCatalogue() async -> HTTPWireError? {
+    @concurrent public func flushCatalogue() async -> HTTPWireError? {
         let write = state.withLock { $0.lastWrite }
         await write?.value
         return state.withLock { $0.writeFailure }

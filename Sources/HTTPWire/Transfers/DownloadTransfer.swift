@@ -163,7 +163,7 @@ struct DownloadTransfer: Sendable {
                 }
                 continue
             }
-            guard let piece = try await iterator.next() else { break }
+            guard let piece = try await iterator.nextPiece() else { break }
             try await queue.append(piece)
             progressed(by: Int64(piece.count), force: false)
             for limiter in limiters { try await limiter.spend(piece.count) }

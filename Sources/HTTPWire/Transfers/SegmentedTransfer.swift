@@ -298,7 +298,7 @@ struct SegmentedTransfer: Sendable {
                     if end <= next {
                         // Segment done. A body read to its end is finished so its connection is reused.
                         if let expected = body.expectedBytes, body.receivedBytes >= expected {
-                            _ = try? await iterator.next()
+                            _ = try? await iterator.nextPiece()
                         }
                         return
                     }
@@ -309,7 +309,7 @@ struct SegmentedTransfer: Sendable {
                         continue
                     }
                 }
-                guard let piece = try await iterator.next() else { break }
+                guard let piece = try await iterator.nextPiece() else { break }
                 let end = shared.withLock { $0.plan.reserve(work.id, upTo: next + Int64(piece.count)) }
                 let count = Int(max(0, end - next))
                 if count > 0 {
