@@ -147,6 +147,7 @@ api: deps
 ## The 10,000-connection figures (memory per idle connection, loop latency) are `make bench-scale`.
 bench: deps bench-deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product wire
+	@bash Sources/wire/Link/collect.sh --check $$($(SWIFT) build $(RELEASE) --show-bin-path)/wire
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product BenchServer
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product WireBench
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product URLSessionBench

@@ -16,10 +16,24 @@
 #   bash ../shared/bench/server.sh start      # nginx and the stream server of the reference harness
 #   bash Sources/wire/Link/collect.sh     # needs valgrind (apt-get install valgrind)
 #
+# How stale the list is: `collect.sh --check BINARY` counts the listed functions a release `wire` no longer
+# has (renamed or gone since the list was collected) and says to collect again when that is over 5% of them
+# (`make bench` runs it). Nothing fails: a stale list costs pages, not correctness.
+#
 # Scenarios: the harness's rows at a smaller size (100 MiB files, 50 sequential and 500 concurrent GETs) plus
 # the CLI's common failures (a refused connection, a 404 with --fail), so their paths sit with the rest.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+if [ "${1:-}" = --check ]; then
+    binary=${2:?usage: collect.sh --check BINARY}
+    listed=$(grep -c . Sources/wire/Link/wire.order)
+    missing=$(comm -23 <(sort -u Sources/wire/Link/wire.order) <(nm "$binary" | awk '{print $NF}' | sort -u) | wc -l)
+    echo "wire.order: $missing of $listed listed functions are not in $binary"
+    if [ $((missing * 100)) -gt $((listed * 5)) ]; then
+        echo "wire.order: over 5% stale; collect it again: bash Sources/wire/Link/collect.sh"
+    fi
+    exit 0
+fi
 command -v valgrind >/dev/null || { echo "collect.sh: valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 bench_lib=../shared/bench/lib/common.sh
 [ -f "$bench_lib" ] || { echo "collect.sh: ../shared/bench is needed for its servers and fixtures" >&2; exit 1; }
@@ -58,7 +72,7 @@ run refused get "http://$WB_HOST:9/" --no-progress
 run notfound get "http://$WB_HOST:$WB_HTTP_PORT/missing" --fail --no-progress
 
 python3 - "$wire" "$work" Sources/wire/Link/wire.order <<'PY'
-import collections, glob, os, sys
+import collections, glob, os, re, sys
 binary, work, target = sys.argv[1:4]
 binary = os.path.realpath(binary)
 counts = collections.Counter()
@@ -69,7 +83,8 @@ for path in sorted(glob.glob(os.path.join(work, "*.out"))):
             if line.startswith("ob="):
                 current = os.path.realpath(line[3:].strip()) if line[3:].strip() else current
             elif line.startswith("fn=") and current == binary:
-                name = line[3:].strip()
+                # callgrind marks a function's recursive entries with a suffix ("'2"): not the symbol's name.
+                name = re.sub(r"'[0-9]+$", "", line[3:].strip())
                 if not name.startswith("0x"):  # an address: no symbol to order by
                     names.add(name)
     counts.update(names)
