@@ -44,12 +44,12 @@ for round in $(seq "$rounds"); do
   done
 done
 
-median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-curl_median=$(median "$work/curl")
+source "$(dirname "$0")/../Shell/median.sh"
+curl_median=$(median < "$work/curl")
 echo
 printf '%-12s %8s %8s %8s\n' client median MB/s "÷ curl"
 for client in $clients; do
-  m=$(median "$work/$client")
+  m=$(median < "$work/$client")
   awk -v name="$client" -v m="$m" -v c="$curl_median" -v size="$size" \
     'BEGIN {printf "%-12s %7.3fs %8.0f %7.2fx\n", name, m, size / m / 1e6, c / m}'
 done

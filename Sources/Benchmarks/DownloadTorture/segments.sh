@@ -77,9 +77,10 @@ for ((round = 0; round < unthrottled_rounds; round++)); do
   u4+=("$(run "$unthrottled" 4)")
   u1+=("$(run "$unthrottled" 1)")
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-python3 - "$size_mib" "$rate" "$rounds/$unthrottled_rounds" "$(median "${t1[@]}")" "$(median "${t4[@]}")" \
-  "$(median "${u1[@]}")" "$(median "${u4[@]}")" "${t1[*]}" "${t4[*]}" "${u1[*]}" "${u4[*]}" <<'PY'
+source "$(dirname "$0")/../Shell/median.sh"
+median_of() { printf '%s\n' "$@" | median; }
+python3 - "$size_mib" "$rate" "$rounds/$unthrottled_rounds" "$(median_of "${t1[@]}")" "$(median_of "${t4[@]}")" \
+  "$(median_of "${u1[@]}")" "$(median_of "${u4[@]}")" "${t1[*]}" "${t4[*]}" "${u1[*]}" "${u4[*]}" <<'PY'
 import sys
 size, rate, rounds, t1, t4, u1, u4 = sys.argv[1], sys.argv[2], sys.argv[3], *map(float, sys.argv[4:8])
 runs = sys.argv[8:]

@@ -64,9 +64,8 @@ run() {  # run ROW CLIENT: one timed run; appends "wall user system nginx" per r
     >> "$work/$row.$client"
 }
 
-column_median() {  # column_median FILE COLUMN
-  awk -v c="$2" '{print $c}' "$1" | sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
-}
+source "$(dirname "$0")/../Shell/median.sh"
+column_median() { awk -v c="$2" '{print $c}' "$1" | median; }  # column_median FILE COLUMN
 
 for round in $(seq "$rounds"); do
   for row in $rows; do
