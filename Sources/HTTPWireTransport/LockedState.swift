@@ -21,7 +21,10 @@
 package final class LockedState<State: ~Copyable>: @unchecked Sendable {
     // @unchecked: `state` is only touched inside withLock, between lock and unlock.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    /// Not checked for exclusive access at run time: the mutex already makes every access exclusive, and a
+    /// nested `withLock` on the same state blocks in `pthread_mutex_lock` before a check could report it.
+    /// The check cost ~85 instructions per `withLock` (18 per GET: 2% of a request, by callgrind).
+    @exclusivity(unchecked) private var state: State
 
     /// Guards `initialState`.
     package init(_ initialState: consuming State) {
