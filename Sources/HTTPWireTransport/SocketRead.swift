@@ -41,6 +41,14 @@ final class SocketRead: AwaitedReactorOperation<Int>, @unchecked Sendable {
         return taken
     }
 
+    // The same code as the base class's, specialized for `Int` here: no run-time metadata lookups on the read
+    // every response waits on (see `AwaitedReactorOperation.attemptStep()`).
+    override func attempt() -> Interest? { attemptStep() }
+
+    override func fail(_ error: any Error) {
+        finish(.failure(error))
+    }
+
     override func step() throws -> ReactorStep<Int> {
         guard let number = descriptor?.rawValue else { preconditionFailure("a socket read without a socket") }
         do {
