@@ -59,9 +59,9 @@ public enum RequestEncoder {
         }
         buffer.reserveCapacity(buffer.count + size)
 
-        buffer.append(contentsOf: head.method.rawValue.utf8)
+        appendUTF8(head.method.rawValue, into: &buffer)
         buffer.append(ByteClasses.space)
-        buffer.append(contentsOf: head.target.utf8)
+        appendUTF8(head.target, into: &buffer)
         buffer.append(ByteClasses.space)
         appendVersion(head.version, into: &buffer)
         appendCRLF(into: &buffer)
@@ -178,10 +178,10 @@ public enum RequestEncoder {
     /// Appends `name: value` CRLF for each field. The fields must already be validated.
     static func appendFields(_ fields: HTTPFields, into buffer: inout [UInt8]) {
         for field in fields {
-            buffer.append(contentsOf: field.name.utf8)
+            appendUTF8(field.name, into: &buffer)
             buffer.append(ByteClasses.colon)
             buffer.append(ByteClasses.space)
-            buffer.append(contentsOf: field.value.utf8)
+            appendUTF8(field.value, into: &buffer)
             appendCRLF(into: &buffer)
         }
     }
@@ -192,6 +192,15 @@ public enum RequestEncoder {
         appendDecimal(UInt64(version.major), into: &buffer)
         buffer.append(UInt8(ascii: "."))
         appendDecimal(UInt64(version.minor), into: &buffer)
+    }
+
+    /// Appends a string's UTF-8 bytes in one copy. `append(contentsOf: text.utf8)` takes the generic
+    /// sequence path, byte by byte, for a string short enough to be stored inline (up to 15 bytes: most
+    /// methods, field names and values), where `withUTF8` hands over contiguous bytes for every string.
+    @inline(__always)
+    static func appendUTF8(_ text: String, into buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
     }
 
     /// Appends CR LF.
