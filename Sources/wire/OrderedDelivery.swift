@@ -29,11 +29,16 @@ final class OrderedDelivery<Value: Sendable, Sink>: Sendable {
         /// The results from `nextToWrite` on that are all here, in order (empty when the next one is not).
         mutating func takeReady() -> [Value] {
             var ready: [Value] = []
-            while let value = parked.removeValue(forKey: nextToWrite) {
+            moveReady(into: &ready)
+            return ready
+        }
+
+        /// Appends to `ready` the results from `nextToWrite` on that are all here, in order.
+        mutating func moveReady(into ready: inout [Value]) {
+            while !parked.isEmpty, let value = parked.removeValue(forKey: nextToWrite) {
                 ready.append(value)
                 nextToWrite += 1
             }
-            return ready
         }
     }
 
@@ -58,9 +63,21 @@ final class OrderedDelivery<Value: Sendable, Sink>: Sendable {
     /// Throws what `write` throws (the sink is then handed back, and nothing more is written by this call).
     func deliver(_ index: Int, _ value: Value) throws {
         let checkedOut = state.withLock { state -> (Sink, [Value])? in
-            state.parked[index] = value
-            guard let sink = state.sink else { return nil }  // another worker is writing: it takes this one too
-            let ready = state.takeReady()
+            guard let sink = state.sink else {
+                state.parked[index] = value  // another worker is writing: it takes this one too
+                return nil
+            }
+            var ready: [Value]
+            if index == state.nextToWrite {
+                // The common case: the next to write. Straight to the writer, without a trip through the table
+                // (a response is a large value to hash in and move out again).
+                ready = [value]
+                state.nextToWrite += 1
+                state.moveReady(into: &ready)
+            } else {
+                state.parked[index] = value
+                ready = state.takeReady()
+            }
             if ready.isEmpty { return nil }
             state.sink = nil
             return (sink, ready)
