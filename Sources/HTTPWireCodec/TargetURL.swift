@@ -125,8 +125,31 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
     /// The value of the `Host` field (RFC 9110 §7.2): the host, in brackets when it is IPv6, followed by
     /// `:port` only when the port is not the scheme's default.
     public var hostFieldValue: String {
-        let hostText = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        return port == scheme.defaultPort ? hostText : "\(hostText):\(port)"
+        let isIPv6 = host.utf8.contains(UInt8(ascii: ":"))
+        let showsPort = port != scheme.defaultPort
+        if !isIPv6 && !showsPort { return host }
+        // Written byte by byte: it is made for every request, and string interpolation of the host and the
+        // port cost about a thousand instructions (callgrind).
+        return String(unsafeUninitializedCapacity: host.utf8.count + 8) { buffer in
+            var count = 0
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            if isIPv6 { put(UInt8(ascii: "[")) }
+            for byte in host.utf8 { put(byte) }
+            if isIPv6 { put(UInt8(ascii: "]")) }
+            if showsPort {
+                put(UInt8(ascii: ":"))
+                var divisor = 1
+                while divisor * 10 <= port { divisor *= 10 }
+                while divisor > 0 {
+                    put(UInt8(ascii: "0") + UInt8(port / divisor % 10))
+                    divisor /= 10
+                }
+            }
+            return count
+        }
     }
 
     /// True when the host is an IPv4 or IPv6 address rather than a name. TLS then checks the certificate's

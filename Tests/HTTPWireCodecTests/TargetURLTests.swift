@@ -47,6 +47,11 @@ import Testing
         #expect(try TargetURL("http://example.com:8080/").hostFieldValue == "example.com:8080")
         #expect(try TargetURL("http://[::1]:8080/").hostFieldValue == "[::1]:8080")
         #expect(try TargetURL("https://[::1]/").hostFieldValue == "[::1]")
+        // Every number of digits a port can have, each digit written out by hand.
+        for port in [1, 9, 10, 99, 100, 443, 1000, 8080, 10000, 65535] {
+            #expect(try TargetURL("http://h:\(port)/").hostFieldValue == "h:\(port)")
+            #expect(try TargetURL("http://[::1]:\(port)/").hostFieldValue == "[::1]:\(port)")
+        }
         #expect(try TargetURL("HTTPS://[::1]:443/p?q#f").description == "https://[::1]/p?q")
     }
 

@@ -21,6 +21,34 @@ import Testing
         #expect(OriginKey(scheme: .http, host: "example.test").port == 80)
     }
 
+    @Test("the route is part of the origin: direct, through one proxy, through another")
+    func routes() throws {
+        let proxy = try ProxyEndpoint(parsing: "proxy.test:3128")
+        let same = try ProxyEndpoint(parsing: "proxy.test:3128")
+        let other = try ProxyEndpoint(parsing: "proxy.test:3129")
+        let direct = OriginKey(scheme: .https, host: "example.test")
+        let proxied = OriginKey(scheme: .https, host: "example.test", port: 443, proxy: proxy)
+        #expect(direct != proxied)
+        #expect(proxied == OriginKey(scheme: .https, host: "example.test", port: 443, proxy: same))
+        #expect(proxied != OriginKey(scheme: .https, host: "example.test", port: 443, proxy: other))
+    }
+
+    @Test("a key matches the parts it was made from, and no other origin or route")
+    func matches() throws {
+        let proxy = try ProxyEndpoint(parsing: "proxy.test:3128")
+        let direct = OriginKey(scheme: .https, host: "example.test", port: 8443)
+        #expect(direct.matches(scheme: .https, host: "example.test", port: 8443, proxy: nil))
+        #expect(!direct.matches(scheme: .http, host: "example.test", port: 8443, proxy: nil))
+        #expect(!direct.matches(scheme: .https, host: "example.org", port: 8443, proxy: nil))
+        #expect(!direct.matches(scheme: .https, host: "example.test", port: 443, proxy: nil))
+        #expect(!direct.matches(scheme: .https, host: "example.test", port: 8443, proxy: proxy))
+        let proxied = OriginKey(scheme: .https, host: "example.test", port: 8443, proxy: proxy)
+        #expect(proxied.matches(scheme: .https, host: "example.test", port: 8443, proxy: proxy))
+        #expect(!proxied.matches(scheme: .https, host: "example.test", port: 8443, proxy: nil))
+        let other = try ProxyEndpoint(parsing: "other.test:3128")
+        #expect(!proxied.matches(scheme: .https, host: "example.test", port: 8443, proxy: other))
+    }
+
     @Test("prints as scheme://host:port, with IPv6 addresses in brackets")
     func description() {
         #expect(OriginKey(scheme: .https, host: "Example.test").description == "https://example.test:443")

@@ -39,6 +39,9 @@ public final class HTTPClient: Sendable {
     /// The last URL string resolved (against the base URL) and its result: a loop requesting one URL
     /// parses it once, not per request (parsing and normalising costs about 20k instructions).
     let lastResolvedURL = LockedState<(text: String, url: TargetURL)?>(nil)
+    /// The pool key of the last request's origin: requests to one origin share one key object, which the
+    /// pool's dictionaries then compare by identity (making a key hashes its host name and allocates).
+    private let lastOrigin = LockedState<OriginKey?>(nil)
     /// The proxy settings parsed once (an invalid proxy URL fails each request, as an invalid base URL does).
     private let proxyRoutes: Result<ProxyRoutes, HTTPWireError>
     /// The configured middleware, then the cookie jar's (when there is one): the chain every request runs.
@@ -293,6 +296,19 @@ public final class HTTPClient: Sendable {
         counters.retries += 1
     }
 
+    /// The pool key for `url`'s origin reached through `proxy`: the last request's key when it names the same
+    /// origin and route, otherwise a new one, which becomes the last.
+    private func originKey(for url: TargetURL, proxy: ProxyEndpoint?) -> OriginKey {
+        if let last = lastOrigin.withLock({ $0 }),
+            last.matches(scheme: url.scheme, host: url.host, port: url.port, proxy: proxy)
+        {
+            return last
+        }
+        let origin = OriginKey(scheme: url.scheme, host: url.host, port: url.port, proxy: proxy)
+        lastOrigin.withLock { $0 = origin }
+        return origin
+    }
+
     /// One exchange, sent again once on a new connection when the machine says so (a reused connection that
     /// the server had closed, for an idempotent request with a replayable body).
     private func exchange(
@@ -310,9 +326,7 @@ public final class HTTPClient: Sendable {
         }
         request.expectContinue = request.expectContinue && !body.source.isNone
         if request.expectContinue { request.fields.set(name: "Expect", value: "100-continue") }
-        let origin = OriginKey(
-            scheme: request.url.scheme, host: request.url.host, port: request.url.port,
-            proxy: try proxyRoutes.get().proxy(for: request.url))
+        let origin = originKey(for: request.url, proxy: try proxyRoutes.get().proxy(for: request.url))
         // Waiting in the pool's queue is bounded by the total deadline only: a request queued behind busy
         // connections is not failing to connect. Each connection attempt has the connect timeout of its own
         // (the request's), and a failed attempt fails the oldest waiter with its error.

@@ -84,6 +84,16 @@ package struct OriginKey: Sendable, Hashable, CustomStringConvertible {
         return left.isDirect || left.proxy == right.proxy
     }
 
+    /// Whether this key is the one `init(scheme:host:port:proxy:)` would make from these parts, for a host
+    /// already in lowercase (a `TargetURL`'s): lets the client reuse a key instead of making and hashing a
+    /// new one per request.
+    package func matches(scheme: TargetURL.Scheme, host: String, port: Int, proxy: ProxyEndpoint?) -> Bool {
+        let parts = self.parts
+        guard parts.scheme == scheme, parts.port == port, parts.host == host else { return false }
+        guard let proxy else { return parts.isDirect }
+        return !parts.isDirect && parts.proxy == proxy
+    }
+
     /// Feeds the stored hash.
     package func hash(into hasher: inout Hasher) {
         hasher.combine(parts.hashCode)
