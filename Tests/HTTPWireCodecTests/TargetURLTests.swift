@@ -47,7 +47,7 @@ import Testing
         #expect(try TargetURL("http://example.com:8080/").hostFieldValue == "example.com:8080")
         #expect(try TargetURL("http://[::1]:8080/").hostFieldValue == "[::1]:8080")
         #expect(try TargetURL("https://[::1]/").hostFieldValue == "[::1]")
-        // Every number of digits a port can have, each digit written out by hand.
+        // Every number of digits a port can have.
         for port in [1, 9, 10, 99, 100, 443, 1000, 8080, 10000, 65535] {
             #expect(try TargetURL("http://h:\(port)/").hostFieldValue == "h:\(port)")
             #expect(try TargetURL("http://[::1]:\(port)/").hostFieldValue == "[::1]:\(port)")
