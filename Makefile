@@ -188,24 +188,19 @@ bench-deps:
 
 ## bench-scale: one client holding SCALE_COUNTS kept-alive connections to loopback nginx: memory per idle
 ## connection, requests/s with N in flight, the client's CPU per request, the reactor's loop latency (release
-## build, not a test). wrk -t1 -cN against the same nginx just before gives the server's ceiling at each N and
-## wrk's own CPU per request (/usr/bin/time), which the table sets beside the client's.
+## build, not a test). In every round, wrk -t1 -cN runs against the same nginx just before the client at each N
+## (ScaleBench --wrk): the server's ceiling and wrk's own CPU per request, paired with the client's round by
+## round. SCALE_FLAGS=--reactor runs the client's tasks on the reactor thread, as the wire CLI does.
 SCALE_COUNTS ?= 100 1000 10000
+SCALE_ROUNDS ?= 5
+SCALE_FLAGS ?=
 .PHONY: bench-scale
 bench-scale: deps bench-deps
 	$(SWIFT) build $(RELEASE) $(SWIFT_FLAGS) --product ScaleBench
 	@dir=$$(mktemp -d); trap 'bash Fixtures/nginx/nginx-scale.sh stop '$$dir'; rm -rf '$$dir EXIT; \
 	  port=$$(bash Fixtures/nginx/nginx-scale.sh start $$dir) && ulimit -n $$(ulimit -Hn) && \
-	  counts=$$(echo $(SCALE_COUNTS) | tr ' ' ,) && \
-	  for n in $(SCALE_COUNTS); do \
-	    /usr/bin/time -f 'cpu %U %S' -o $$dir/wrk-time wrk -t1 -c$$n -d5s http://127.0.0.1:$$port/small \
-	      > $$dir/wrk-out && cat $$dir/wrk-out $$dir/wrk-time | awk '/requests in/ {n = $$1} \
-	      /^Requests\/sec:/ {rate = int($$2)} /^cpu / {printf "%d %.1f\n", rate, ($$2 + $$3) * 1e6 / n}'; \
-	  done > $$dir/ceiling && \
-	  ceiling=$$(cut -d' ' -f1 $$dir/ceiling | paste -sd,) && cpu=$$(cut -d' ' -f2 $$dir/ceiling | paste -sd,) && \
-	  echo "wrk -t1 -cN, N = $$counts: $$ceiling req/s, $$cpu µs of wrk's CPU per request" && \
 	  $$($(SWIFT) build $(RELEASE) --show-bin-path)/ScaleBench http://127.0.0.1:$$port/small \
-	    --counts $$counts --ceiling $$ceiling --ceiling-cpu $$cpu
+	    --counts $$(echo $(SCALE_COUNTS) | tr ' ' ,) --rounds $(SCALE_ROUNDS) --wrk "$$(command -v wrk)" $(SCALE_FLAGS)
 
 clean:
 	rm -rf .build

@@ -9,17 +9,18 @@
 //     mixes with the server's share of the same two cores;
 //   - the reactor's loop latency during that run: a timer due every 10 ms, and how late each one fires.
 //
-//   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000] [--ceiling R1,R2,R3]
-//              [--ceiling-cpu C1,C2,C3]
+//   ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000] [--wrk PATH] [--reactor]
 //
-// `--ceiling` takes the server's own rate at each N, one per count (`make bench-scale` measures it with
-// `wrk -t1 -cN` just before): the table then shows the client's rate as a share of it, and how that share
-// holds from the first N to the last, so a drop that is the server's and the kernel's is told apart from
-// one that is the client's. `--ceiling-cpu` takes wrk's own CPU per request (µs) at each N: how much of the
-// client's growing cost per request any client on this kernel pays (its sockets, wake-ups and caches).
+// `--wrk PATH` measures the server's ceiling in the same rounds: just before the client's run at each N,
+// `wrk -t1 -cN` for as long against the same URL (its rate, and its CPU per request from getrusage of the
+// child). The client's share of that ceiling is taken per round, so a drop that is the server's and the
+// kernel's (which wrk meets too) is told apart from one that is the client's, and a machine that changes
+// speed between rounds moves both figures of a pair alike. `--reactor` runs the client's tasks on the
+// reactor thread (`HTTPClient.reactorExecutor`, as the `wire` CLI does) instead of the cooperative pool.
 // URL is a small static file on a server that keeps 10,000 connections alive (Fixtures/nginx/nginx-scale.sh).
-// Every phase checks what it got (status 200, a non-empty body, N connections opened) and exits non-zero on a
-// mismatch, so a fast but wrong run is a failure, not a good number.
+// Every phase checks what it got (status 200, a non-empty body, N connections opened; wrk: no socket
+// errors, no non-2xx answer) and exits non-zero on a mismatch, so a fast but wrong run is a failure, not a
+// good number.
 
 import Glibc
 import HTTPWire
@@ -42,6 +43,48 @@ struct ScaleRow {
     /// move the way it moves the rate.
     var cpuMicrosecondsPerRequest: Double
     var latency: LoopLatency.Summary
+    /// wrk's rate and CPU per request at the same N, measured just before (nil without `--wrk`).
+    var ceiling: Ceiling?
+}
+
+/// The server's ceiling at one N: what `wrk -t1 -cN` reached against the same URL.
+struct Ceiling: Sendable {
+    var requestsPerSecond: Double
+    /// wrk's own CPU time per request (µs): what any client on this kernel pays per request at this N.
+    var cpuMicrosecondsPerRequest: Double
+}
+
+/// The CPU time (user + system, µs) of the children this process has waited for.
+func childrenCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}
+
+/// Runs `wrk -t1 -c<n> -d<seconds>s url` and reads its rate and request count from its report. A run with
+/// socket errors or non-2xx answers is a failure: its rate would not be the server's ceiling.
+func measureCeiling(wrk: String, url: String, connections n: Int, seconds: Double) throws -> Ceiling {
+    let command = "'\(wrk)' -t1 -c\(n) -d\(Int(seconds.rounded(.up)))s '\(url)' 2>&1"
+    let cpuBefore = childrenCPUMicroseconds()
+    guard let pipe = popen(command, "r") else { throw BenchFailure(description: "cannot start \(command)") }
+    var report = ""
+    var line = [CChar](repeating: 0, count: 512)
+    while fgets(&line, Int32(line.count), pipe) != nil {
+        report += String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    let status = pclose(pipe)
+    let cpu = childrenCPUMicroseconds() - cpuBefore
+    var requests = 0.0
+    var rate = 0.0
+    for text in report.split(separator: "\n") {
+        let words = text.split(separator: " ")
+        if text.contains("requests in"), let first = words.first { requests = Double(first) ?? 0 }
+        if text.hasPrefix("Requests/sec:"), words.count > 1 { rate = Double(words[1]) ?? 0 }
+    }
+    guard status == 0, requests > 0, rate > 0, !report.contains("Socket errors"), !report.contains("Non-2xx")
+    else { throw BenchFailure(description: "wrk at \(n) connections:\n\(report)") }
+    return Ceiling(requestsPerSecond: rate, cpuMicrosecondsPerRequest: cpu / requests)
 }
 
 /// The process's CPU time so far (user + system, every thread), in microseconds.
@@ -179,7 +222,7 @@ func measure(url: String, connections n: Int, seconds: Double) async throws -> S
         connections: n, opened: opened, openSeconds: openSeconds,
         bytesPerIdleConnection: Double(idle - before) / Double(n),
         requestsPerSecond: Double(completed) / runSeconds,
-        cpuMicrosecondsPerRequest: cpuMicroseconds / Double(max(1, completed)), latency: summary)
+        cpuMicrosecondsPerRequest: cpuMicroseconds / Double(max(1, completed)), latency: summary, ceiling: nil)
 }
 
 /// `value` with `decimals` digits after the point, right-aligned in `width`.
@@ -222,11 +265,60 @@ func loadAverage() -> String {
     return text.split(separator: " ").prefix(3).joined(separator: " ")
 }
 
+/// The table: for each N, medians over the rounds. With wrk's ceilings, the client's share of the ceiling
+/// and how it holds from the first N are taken round by round (each round's pair ran back to back), then
+/// the median of those.
+func printTable(_ rounds: [[ScaleRow]], counts: [Int]) {
+    let hasCeiling = rounds[0][0].ceiling != nil
+    print(
+        "| connections | open (s) | RSS per idle connection (round 1) | requests/s (min–max) "
+            + "| vs first | client CPU per request | vs first | loop late p50 | p99 | max |"
+            + (hasCeiling
+                ? " server ceiling (wrk) | vs first | wrk CPU per request | vs first | client ÷ ceiling | vs first |"
+                : ""))
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (hasCeiling ? "---:|---:|---:|---:|---:|---:|" : ""))
+    for (column, n) in counts.enumerated() {
+        let rows = rounds.map { $0[column] }
+        let rates = rows.map(\.requestsPerSecond)
+        /// The median over the rounds of `value(row) ÷ value(that round's first row)`.
+        func pairedVsFirst(_ value: (ScaleRow) -> Double) -> String {
+            format(median(rounds.map { value($0[column]) / value($0[0]) }), decimals: 2, width: 0) + "×"
+        }
+        var cells = [
+            String(n),
+            format(median(rows.map(\.openSeconds)), decimals: 2, width: 0),
+            format(rows[0].bytesPerIdleConnection / 1024, decimals: 1, width: 0) + " KiB",
+            format(median(rates), decimals: 0, width: 0) + " (" + format(rates.min() ?? 0, decimals: 0, width: 0)
+                + "–" + format(rates.max() ?? 0, decimals: 0, width: 0) + ")",
+            pairedVsFirst(\.requestsPerSecond),
+            format(median(rows.map(\.cpuMicrosecondsPerRequest)), decimals: 1, width: 0) + " µs",
+            pairedVsFirst(\.cpuMicrosecondsPerRequest),
+            format(median(rows.map(\.latency.p50Milliseconds)), decimals: 2, width: 0) + " ms",
+            format(median(rows.map(\.latency.p99Milliseconds)), decimals: 2, width: 0) + " ms",
+            format(rows.map(\.latency.maxMilliseconds).max() ?? 0, decimals: 2, width: 0) + " ms",
+        ]
+        if hasCeiling {
+            let ceilingRate = { (row: ScaleRow) in row.ceiling?.requestsPerSecond ?? .nan }
+            let ceilingCPU = { (row: ScaleRow) in row.ceiling?.cpuMicrosecondsPerRequest ?? .nan }
+            let share = { (row: ScaleRow) in row.requestsPerSecond / ceilingRate(row) }
+            cells += [
+                format(median(rows.map(ceilingRate)), decimals: 0, width: 0),
+                pairedVsFirst(ceilingRate),
+                format(median(rows.map(ceilingCPU)), decimals: 1, width: 0) + " µs",
+                pairedVsFirst(ceilingCPU),
+                format(median(rows.map(share)), decimals: 2, width: 0),
+                pairedVsFirst(share),
+            ]
+        }
+        print("| " + cells.joined(separator: " | ") + " |")
+    }
+}
+
 func run(_ arguments: [String]) async throws {
     guard let url = arguments.first, url.hasPrefix("http") else {
         throw BenchFailure(
             description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]"
-                + " [--ceiling R1,R2,R3] [--ceiling-cpu C1,C2,C3]")
+                + " [--wrk PATH] [--reactor]")
     }
     var seconds = 5.0
     var counts = [100, 1000, 10000]
@@ -240,17 +332,8 @@ func run(_ arguments: [String]) async throws {
     if let index = arguments.firstIndex(of: "--counts"), index + 1 < arguments.count {
         counts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
     }
-    /// A comma-separated list of numbers after `option`, one per count, or [] when the option is absent.
-    func perCount(_ option: String) throws -> [Double] {
-        guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else { return [] }
-        let values = arguments[index + 1].split(separator: ",").compactMap { Double($0) }
-        guard values.count == counts.count else {
-            throw BenchFailure(description: "\(option) needs one value per count (\(counts.count))")
-        }
-        return values
-    }
-    let ceilings = try perCount("--ceiling")
-    let ceilingCPU = try perCount("--ceiling-cpu")
+    var wrkPath: String?
+    if let index = arguments.firstIndex(of: "--wrk"), index + 1 < arguments.count { wrkPath = arguments[index + 1] }
     let limit = raiseDescriptorLimit()
     print("ScaleBench: \(url), descriptor limit \(limit), \(seconds) s per run, load average \(loadAverage())")
 
@@ -259,54 +342,25 @@ func run(_ arguments: [String]) async throws {
     try await checkedGet(warm, url)
     await warm.shutdown()
 
+    let wrk = wrkPath
+    let runSeconds = seconds
     var rounds: [[ScaleRow]] = []
     for _ in 0..<max(1, roundCount) {
-        rounds.append(try await counts.asyncMap { try await measure(url: url, connections: $0, seconds: seconds) })
+        rounds.append(
+            try await counts.asyncMap { n in
+                // wrk runs for seconds: waited for on a blocking worker's thread, not on the executor's.
+                var ceiling: Ceiling?
+                if let wrk {
+                    ceiling = try await BlockingWorker.shared.run {
+                        try measureCeiling(wrk: wrk, url: url, connections: n, seconds: runSeconds)
+                    }
+                }
+                var row = try await measure(url: url, connections: n, seconds: seconds)
+                row.ceiling = ceiling
+                return row
+            })
     }
-    var ceilingHeader = ceilings.isEmpty ? "" : " server ceiling (wrk) | vs first | client ÷ ceiling | vs first |"
-    if !ceilingCPU.isEmpty { ceilingHeader += " client CPU vs first | wrk CPU per request | vs first |" }
-    print(
-        "| connections | open (s) | RSS per idle connection (round 1) | requests/s (min–max) "
-            + "| vs first | client CPU per request | loop late p50 | p99 | max |" + ceilingHeader)
-    print(
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (ceilings.isEmpty ? "" : "---:|---:|---:|---:|")
-            + (ceilingCPU.isEmpty ? "" : "---:|---:|---:|"))
-    let base = median(rounds.map { $0[0].requestsPerSecond })
-    let firstShare = ceilings.first.map { base / $0 } ?? 0
-    let baseCPU = median(rounds.map { $0[0].cpuMicrosecondsPerRequest })
-    for (column, n) in counts.enumerated() {
-        let rows = rounds.map { $0[column] }
-        let rates = rows.map(\.requestsPerSecond)
-        var cells = [
-            String(n),
-            format(median(rows.map(\.openSeconds)), decimals: 2, width: 0),
-            format(rows[0].bytesPerIdleConnection / 1024, decimals: 1, width: 0) + " KiB",
-            format(median(rates), decimals: 0, width: 0) + " (" + format(rates.min() ?? 0, decimals: 0, width: 0)
-                + "–" + format(rates.max() ?? 0, decimals: 0, width: 0) + ")",
-            format(median(rates) / base, decimals: 2, width: 0) + "×",
-            format(median(rows.map(\.cpuMicrosecondsPerRequest)), decimals: 1, width: 0) + " µs",
-            format(median(rows.map(\.latency.p50Milliseconds)), decimals: 2, width: 0) + " ms",
-            format(median(rows.map(\.latency.p99Milliseconds)), decimals: 2, width: 0) + " ms",
-            format(rows.map(\.latency.maxMilliseconds).max() ?? 0, decimals: 2, width: 0) + " ms",
-        ]
-        if !ceilings.isEmpty {
-            let share = median(rates) / ceilings[column]
-            cells += [
-                format(ceilings[column], decimals: 0, width: 0),
-                format(ceilings[column] / ceilings[0], decimals: 2, width: 0) + "×",
-                format(share, decimals: 2, width: 0),
-                format(share / firstShare, decimals: 2, width: 0) + "×",
-            ]
-        }
-        if !ceilingCPU.isEmpty {
-            cells += [
-                format(median(rows.map(\.cpuMicrosecondsPerRequest)) / baseCPU, decimals: 2, width: 0) + "×",
-                format(ceilingCPU[column], decimals: 1, width: 0) + " µs",
-                format(ceilingCPU[column] / ceilingCPU[0], decimals: 2, width: 0) + "×",
-            ]
-        }
-        print("| " + cells.joined(separator: " | ") + " |")
-    }
+    printTable(rounds, counts: counts)
     print(
         "medians of \(rounds.count) rounds (each round runs every N in turn); max: the largest of any round; "
             + "memory from round 1 only: later rounds start on a heap the 10,000 row fragmented")
@@ -314,7 +368,13 @@ func run(_ arguments: [String]) async throws {
 }
 
 do {
-    try await run(Array(CommandLine.arguments.dropFirst()))
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    if let index = arguments.firstIndex(of: "--reactor") {
+        arguments.remove(at: index)
+        try await withTaskExecutorPreference(HTTPClient.reactorExecutor) { try await run(arguments) }
+    } else {
+        try await run(arguments)
+    }
 } catch {
     var standardError = StandardError()
     print("ScaleBench: \(error)", to: &standardError)
