@@ -23,7 +23,9 @@
 //
 // Thread hops: a submitted operation costs one enqueue (a mutex and, only if the loop sleeps, an eventfd
 // write), a wake-up of the loop, and one continuation resume (a wake-up of a cooperative-pool thread); there
-// is no epoll_ctl on the fast path. On loopback that hop costs more than the call itself (measured: a small
+// is no epoll_ctl on the fast path. The read that waits for a response is queued without the eventfd write
+// when the response's own edge will wake the loop in time (`enqueue(awaitingEdge:)`): one wake-up of the
+// loop per request instead of two. On loopback that hop costs more than the call itself (measured: a small
 // GET made three hops — liveness peek, send, receive — and spent most of its ~60 µs of CPU in futex and
 // epoll_wait). So plain-TCP socket operations use `performAttemptingHere`: the calling task makes the first
 // non-blocking attempt itself, under `FileDescriptor.withNumberHeldOpen` so a concurrent close cannot
@@ -68,7 +70,17 @@ package final class Reactor: Sendable {
         var commands: [Command] = []
         /// True while the loop is (about to be) inside `epoll_wait` with an empty queue.
         var isSleeping = false
+        /// While `isSleeping`: when that `epoll_wait` returns at the latest (`.never` for no timeout).
+        var sleepsUntil = Deadline.never
     }
+
+    /// The longest the loop sleeps while it has any deadline at all (a parked wait, a timer such as the
+    /// pool's idle reaper). Bounding it lets a read that waits for an answer be queued without waking the
+    /// loop whenever its own deadline is further away than this (`enqueue(awaitingEdge:)`): the idle and
+    /// head timeouts are 30 s by default, so the loop is certain to look at the queue before they are due.
+    /// With no deadline at all the loop sleeps until something happens, as before.
+    package static let longestTimedSleep: Duration = .seconds(5)
+    private static let longestTimedSleepNanoseconds = UInt64(longestTimedSleep.components.seconds) * 1_000_000_000
 
     /// The reactor every HTTPWire connection uses; its thread starts on first use.
     package static let shared = Reactor()
@@ -80,6 +92,14 @@ package final class Reactor: Sendable {
     nonisolated(unsafe) private let loop: ReactorLoop
     /// The reactor thread's pthread_t, once it has started (0 before).
     private let threadIdentifier = Atomic<UInt>(0)
+
+    /// Reads that `enqueue(awaitingEdge:)` queued without waking the sleeping loop, process-wide (tests).
+    package var readsQueuedWithoutWake: Int { queuedWithoutWake.load(ordering: .relaxed) }
+    private let queuedWithoutWake = Atomic<Int>(0)
+
+    /// While the loop sleeps in `epoll_wait` with an empty queue, when that call returns at the latest;
+    /// nil while it is awake (tests).
+    package var sleepsUntil: Deadline? { inbox.withLock { $0.isSleeping ? $0.sleepsUntil : nil } }
 
     /// Whether the caller runs on the reactor thread: a task that prefers ``Reactor`` as its executor.
     package var isCurrentThread: Bool { UInt(pthread_self()) == threadIdentifier.load(ordering: .acquiring) }
@@ -132,6 +152,8 @@ package final class Reactor: Sendable {
         try await awaitCompletion(of: operation) {
             if isCurrentThread {
                 loop.submit(operation)  // a task on the reactor thread: no queue, no extra turn of the loop
+            } else if operation.startsAwaitingReadable {
+                enqueue(awaitingEdge: operation)
             } else {
                 enqueue(.submit(operation))
             }
@@ -305,6 +327,42 @@ package final class Reactor: Sendable {
         }
     }
 
+    /// Queues a read that waits for the answer to a request just sent (`performAwaitingReadable`) and wakes
+    /// a sleeping loop only when the loop must act before that answer's edge: the edge itself wakes it,
+    /// and the loop looks at its queue after every wake-up. On the cooperative pool this saves, per
+    /// request, the eventfd write, the loop's extra wake-up with its `epoll_wait` and eventfd read — the
+    /// loop wakes once, for the answer, instead of twice.
+    ///
+    /// The wake is skipped only when all of these hold, each read under the inbox lock, which the loop takes
+    /// after it handled its last events and before it sleeps (so what the loop wrote then is seen here):
+    /// - the descriptor is in the epoll set and still asks for readable edges — otherwise the loop has to
+    ///   register it or ask again, and no edge comes until it does;
+    /// - no edge was taken and left unused (`hasUnclaimedReadiness`): an answer already announced raises no
+    ///   second edge;
+    /// - the read's deadline is no earlier than the loop's own wake-up (`sleepsUntil`, at most
+    ///   ``longestTimedSleep`` away while any deadline exists), so its timeout is armed in time.
+    /// When the loop then wakes for the edge it first handles the event, finds no read parked and notes
+    /// the readiness, then takes this read from the queue, which attempts at once and finds the answer.
+    private func enqueue(awaitingEdge operation: AnyReactorOperation) {
+        let mustWake = inbox.withLock { inbox in
+            inbox.commands.append(.submit(operation))
+            guard inbox.isSleeping else { return false }
+            if let descriptor = operation.descriptor, descriptor.isRegisteredWithReactor,
+                !descriptor.isReadInterestDropped, !descriptor.hasUnclaimedReadiness,
+                operation.deadline >= inbox.sleepsUntil
+            {
+                queuedWithoutWake.add(1, ordering: .relaxed)
+                return false
+            }
+            inbox.isSleeping = false
+            return true
+        }
+        if mustWake {
+            var one: UInt64 = 1
+            _ = write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
+        }
+    }
+
     /// The loop itself: runs forever on the reactor thread.
     private func run() {
         let capacity: Int32 = 512
@@ -315,9 +373,21 @@ package final class Reactor: Sendable {
         // starve descriptors that became ready.
         var batchesSincePoll = 0
         while true {
+            // With the queue empty the loop sleeps, until `wakeBy` at the latest: the earliest deadline, but no
+            // further than `longestTimedSleep` while there is one (see `enqueue(awaitingEdge:)`). Published
+            // with `isSleeping`, under the lock submitters take.
+            var now: UInt64 = 0
+            var wakeBy = Deadline.never
             inbox.withLock { inbox in
                 swap(&batch, &inbox.commands)
-                if batch.isEmpty { inbox.isSleeping = true }
+                if batch.isEmpty {
+                    if let earliest = loop.earliestDeadline() {
+                        now = Deadline.nowNanoseconds()
+                        wakeBy = min(earliest, Deadline(uptimeNanoseconds: now + Self.longestTimedSleepNanoseconds))
+                    }
+                    inbox.isSleeping = true
+                    inbox.sleepsUntil = wakeBy
+                }
             }
             let hadCommands = !batch.isEmpty
             for command in batch {
@@ -341,7 +411,7 @@ package final class Reactor: Sendable {
                 continue
             }
             batchesSincePoll = 0
-            let timeout = hadCommands ? 0 : loop.millisecondsUntilNextDeadline()
+            let timeout = hadCommands ? 0 : wakeBy.millisecondsRemaining(now: now)  // -1 (no timeout) for never
             let count = epoll_wait(epollDescriptor, events, capacity, timeout)
             if !hadCommands { inbox.withLock { $0.isSleeping = false } }
             for index in 0..<Int(max(count, 0)) {

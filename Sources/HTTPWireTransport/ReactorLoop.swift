@@ -63,7 +63,16 @@ final class ReactorLoop {
             park(operation, until: .readable)
             return
         }
-        guard let interest = operation.attempt() else { return }
+        guard let interest = operation.attempt() else {
+            if operation.emptiedSocket, let descriptor = operation.descriptor, descriptor.isRegisteredWithReactor {
+                // A read that got less than it asked for left the socket's queue empty: what arrives from
+                // now on raises a new edge, so the edges taken before it were all claimed — by this read,
+                // which came after them (an answer that landed before its read was parked).
+                descriptor.hasUnclaimedReadiness = false
+                slots[slotIndex(descriptor.rawValue)].unclaimedEdges = 0
+            }
+            return
+        }
         park(operation, until: interest)
     }
 
@@ -250,8 +259,9 @@ final class ReactorLoop {
         for operation in operations { operation.fail(error) }
     }
 
-    func millisecondsUntilNextDeadline() -> Int32 {
-        deadlines.earliest()?.millisecondsRemaining() ?? -1
+    /// The earliest deadline of a pending wait or timer, nil when there is none.
+    func earliestDeadline() -> Deadline? {
+        deadlines.earliest()
     }
 
     func expireDeadlines() {

@@ -67,6 +67,9 @@ package class AnyReactorOperation: @unchecked Sendable {
     /// Set by the submitter before the reactor sees the operation: a read that is known to find nothing
     /// yet (the answer to a request just sent), which the reactor may park without a first attempt.
     var startsAwaitingReadable = false
+    /// Set by an attempt that read fewer bytes than it asked for (`SocketRead`): the socket's receive queue
+    /// was empty when it returned, so anything that arrives later raises a new edge.
+    var emptiedSocket = false
 
     init(descriptor: FileDescriptor?, deadline: Deadline) {
         self.descriptor = descriptor

@@ -52,13 +52,18 @@ final class SocketRead: AwaitedReactorOperation<Int>, @unchecked Sendable {
     override func step() throws -> ReactorStep<Int> {
         guard let number = descriptor?.rawValue else { preconditionFailure("a socket read without a socket") }
         do {
+            var asked = 0
             let count = try bytes.appendReceived(upTo: maxBytes) { address, capacity in
+                asked = capacity
                 switch try Syscall.run("recv", { recv(number, address, capacity, 0) }) {
                 case .done(let count): return count
                 case .wouldBlock: return nil
                 }
             }
             guard let count else { return .wait(.readable) }
+            // TCP's recv returns less than asked only when the receive queue ran out (a non-blocking call
+            // does not wait for more): nothing unread is left behind that no edge would announce.
+            emptiedSocket = count > 0 && count < asked
             if count == 0, TCPSocket.wasReset(number) {
                 throw TransportError.receiveFailed(errno: ECONNRESET)
             }
