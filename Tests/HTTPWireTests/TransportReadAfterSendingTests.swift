@@ -44,12 +44,9 @@ extension TransportTests {
             #expect(await eventually { !socket.descriptor.hasUnclaimedReadiness })
             // And the next answer, after the reactor's note was used up, still wakes a waiting read (parked, or
             // queued for a loop that sleeps until the answer's edge).
-            let queuedBefore = Reactor.shared.readsQueuedWithoutWake
+            let before = WaitingReads()
             async let third = Self.readOnce(socket)
-            try #require(
-                await eventually {
-                    AnyReactorOperation.parkedCount > 0 || Reactor.shared.readsQueuedWithoutWake > queuedBefore
-                })
+            try #require(await eventually { before.oneMoreWaits })
             try await server.write(Array("three".utf8), deadline: .never)
             #expect(try await third == Array("three".utf8))
             await server.close()
@@ -71,14 +68,9 @@ extension TransportTests {
             let (socket, server) = try await Self.registeredPair()
             // The loop sleeps (no other test keeps it busy at that instant): the read is queued, no wake-up.
             try #require(await eventually { Reactor.shared.sleepsUntil != nil })
-            let queuedBefore = Reactor.shared.readsQueuedWithoutWake
-            let parkedBefore = AnyReactorOperation.parkedCount
+            let before = WaitingReads()
             async let answer = Self.readOnce(socket)
-            try #require(
-                await eventually {
-                    Reactor.shared.readsQueuedWithoutWake > queuedBefore
-                        || AnyReactorOperation.parkedCount > parkedBefore
-                })
+            try #require(await eventually { before.oneMoreWaits })
             try await server.write(Array("answer".utf8), deadline: .never)
             #expect(try await answer == Array("answer".utf8))
             #expect(await eventually { !socket.descriptor.hasUnclaimedReadiness })
@@ -106,6 +98,16 @@ extension TransportTests {
             #expect(elapsed < wait + Reactor.longestTimedSleep + .seconds(5).scaled, "timed out late: \(elapsed)")
             await socket.close()  // already closed by the timeout; closing again does nothing
             await server.close()
+        }
+
+        /// A snapshot of the reads queued without a wake-up, to tell when the test's read waits in the reactor.
+        struct WaitingReads {
+            let queued = Reactor.shared.readsQueuedWithoutWake
+            /// Whether a read is parked (any: other tests' too, as the parked count is process-wide) or one was
+            /// queued since this count.
+            var oneMoreWaits: Bool {
+                AnyReactorOperation.parkedCount > 0 || Reactor.shared.readsQueuedWithoutWake > queued
+            }
         }
 
         /// A connected pair whose client end is in the reactor's epoll set, with its one edge claimed.
