@@ -64,12 +64,14 @@ final class ReactorLoop {
             return
         }
         guard let interest = operation.attempt() else {
-            if operation.emptiedSocket, let descriptor = operation.descriptor, descriptor.isRegisteredWithReactor {
+            if operation.emptiedSocket, let descriptor = operation.descriptor, descriptor.isRegisteredWithReactor,
+                case let number = descriptor.rawValue, number >= 0
+            {
                 // A read that got less than it asked for left the socket's queue empty: what arrives from
                 // now on raises a new edge, so the edges taken before it were all claimed — by this read,
                 // which came after them (an answer that landed before its read was parked).
                 descriptor.hasUnclaimedReadiness = false
-                slots[slotIndex(descriptor.rawValue)].unclaimedEdges = 0
+                slots[slotIndex(number)].unclaimedEdges = 0
             }
             return
         }
