@@ -71,7 +71,7 @@ func measureCeiling(wrk: String, url: String, connections n: Int, seconds: Doubl
     var report = ""
     var line = [CChar](repeating: 0, count: 512)
     while fgets(&line, Int32(line.count), pipe) != nil {
-        report += String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        report += text(of: line)
     }
     let status = pclose(pipe)
     let cpu = childrenCPUMicroseconds() - cpuBefore
@@ -111,6 +111,11 @@ let mallocTrim: (@convention(c) (Int) -> Int32)? = {
     return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
 }()
 
+/// The text of a line `fgets` filled in, up to its terminating NUL.
+func text(of line: [CChar]) -> String {
+    String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 /// A field of /proc/self/status in bytes (VmRSS: the resident set), after giving freed heap back.
 func statusBytes(_ field: String = "VmRSS:") -> Int {
     _ = mallocTrim?(0)
@@ -118,9 +123,9 @@ func statusBytes(_ field: String = "VmRSS:") -> Int {
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 256)
     while fgets(&line, Int32(line.count), file) != nil {
-        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if text.hasPrefix(field) {
-            let digits = text.filter(\.isNumber)
+        let entry = text(of: line)
+        if entry.hasPrefix(field) {
+            let digits = entry.filter(\.isNumber)
             return (Int(digits) ?? 0) * 1024
         }
     }
@@ -261,8 +266,7 @@ func loadAverage() -> String {
     defer { fclose(file) }
     var line = [CChar](repeating: 0, count: 128)
     guard fgets(&line, Int32(line.count), file) != nil else { return "?" }
-    let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return text.split(separator: " ").prefix(3).joined(separator: " ")
+    return text(of: line).split(separator: " ").prefix(3).joined(separator: " ")
 }
 
 /// The table: for each N, medians over the rounds. With wrk's ceilings, the client's share of the ceiling
@@ -320,20 +324,15 @@ func run(_ arguments: [String]) async throws {
             description: "usage: ScaleBench URL [--seconds S] [--rounds R] [--counts 100,1000,10000]"
                 + " [--wrk PATH] [--reactor]")
     }
-    var seconds = 5.0
-    var counts = [100, 1000, 10000]
-    if let index = arguments.firstIndex(of: "--seconds"), index + 1 < arguments.count {
-        seconds = Double(arguments[index + 1]) ?? seconds
+    /// The word after `option`, or nil when the option is absent.
+    func value(after option: String) -> String? {
+        guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
     }
-    var roundCount = 3
-    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count {
-        roundCount = Int(arguments[index + 1]) ?? roundCount
-    }
-    if let index = arguments.firstIndex(of: "--counts"), index + 1 < arguments.count {
-        counts = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
-    }
-    var wrkPath: String?
-    if let index = arguments.firstIndex(of: "--wrk"), index + 1 < arguments.count { wrkPath = arguments[index + 1] }
+    let seconds = value(after: "--seconds").flatMap { Double($0) } ?? 5.0
+    let roundCount = value(after: "--rounds").flatMap { Int($0) } ?? 3
+    let counts = value(after: "--counts").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [100, 1000, 10000]
+    let wrk = value(after: "--wrk")
     let limit = raiseDescriptorLimit()
     print("ScaleBench: \(url), descriptor limit \(limit), \(seconds) s per run, load average \(loadAverage())")
 
@@ -342,8 +341,6 @@ func run(_ arguments: [String]) async throws {
     try await checkedGet(warm, url)
     await warm.shutdown()
 
-    let wrk = wrkPath
-    let runSeconds = seconds
     var rounds: [[ScaleRow]] = []
     for _ in 0..<max(1, roundCount) {
         rounds.append(
@@ -352,7 +349,7 @@ func run(_ arguments: [String]) async throws {
                 var ceiling: Ceiling?
                 if let wrk {
                     ceiling = try await BlockingWorker.shared.run {
-                        try measureCeiling(wrk: wrk, url: url, connections: n, seconds: runSeconds)
+                        try measureCeiling(wrk: wrk, url: url, connections: n, seconds: seconds)
                     }
                 }
                 var row = try await measure(url: url, connections: n, seconds: seconds)
