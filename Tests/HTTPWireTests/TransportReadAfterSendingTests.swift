@@ -44,11 +44,7 @@ extension TransportTests {
             #expect(await eventually { !socket.descriptor.hasUnclaimedReadiness })
             // And the next answer, after the reactor's note was used up, still wakes a waiting read (parked, or
             // queued for a loop that sleeps until the answer's edge).
-            let before = WaitingReads()
-            async let third = Self.readOnce(socket)
-            try #require(await eventually { before.oneMoreWaits })
-            try await server.write(Array("three".utf8), deadline: .never)
-            #expect(try await third == Array("three".utf8))
+            #expect(try await Self.answer("three", from: server, to: socket) == Array("three".utf8))
             await server.close()
             await socket.close()
         }
@@ -68,11 +64,7 @@ extension TransportTests {
             let (socket, server) = try await Self.registeredPair()
             // The loop sleeps (no other test keeps it busy at that instant): the read is queued, no wake-up.
             try #require(await eventually { Reactor.shared.sleepsUntil != nil })
-            let before = WaitingReads()
-            async let answer = Self.readOnce(socket)
-            try #require(await eventually { before.oneMoreWaits })
-            try await server.write(Array("answer".utf8), deadline: .never)
-            #expect(try await answer == Array("answer".utf8))
+            #expect(try await Self.answer("answer", from: server, to: socket) == Array("answer".utf8))
             #expect(await eventually { !socket.descriptor.hasUnclaimedReadiness })
             await socket.close()
             await server.close()
@@ -108,6 +100,16 @@ extension TransportTests {
             var oneMoreWaits: Bool {
                 AnyReactorOperation.parkedCount > 0 || Reactor.shared.readsQueuedWithoutWake > queued
             }
+        }
+
+        /// Starts a `readAfterSending` on `socket`, waits until it waits in the reactor (parked, or queued for
+        /// a loop that sleeps until its edge), then has `server` write `text`; returns what the read got.
+        static func answer(_ text: String, from server: TCPSocket, to socket: TCPSocket) async throws -> [UInt8] {
+            let before = WaitingReads()
+            async let received = readOnce(socket)
+            try #require(await eventually { before.oneMoreWaits })
+            try await server.write(Array(text.utf8), deadline: .never)
+            return try await received
         }
 
         /// A connected pair whose client end is in the reactor's epoll set, with its one edge claimed.
