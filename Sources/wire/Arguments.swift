@@ -122,15 +122,31 @@ private struct CommandParser {
 
     private func error(_ message: String) -> UsageError { UsageError(message: message, command: command) }
 
-    /// Reads one option (and its value) into `parsed`.
+    /// Reads one option (and its value) into `parsed`: `--name`, `--name=value`, `-x`, or a cluster of
+    /// short options as curl reads them (`-fsSL`; `-sSo FILE`; `-XPATCH`): each letter is an option, and
+    /// the first that takes a value takes the rest of the word, or the next word when nothing is left.
     private mutating func apply(_ word: String) throws(UsageError) {
-        // `--timeout=5` is `--timeout 5`; short options take their value as the next word only.
-        var spelling = word
-        var attached: String?
-        if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
-            spelling = String(word[..<equals])
-            attached = String(word[word.index(after: equals)...])
+        if word.hasPrefix("--") {
+            // `--timeout=5` is `--timeout 5`.
+            guard let equals = word.firstIndex(of: "=") else { return try apply(word, attached: nil) }
+            return try apply(String(word[..<equals]), attached: String(word[word.index(after: equals)...]))
         }
+        var letters = word.dropFirst()
+        while let letter = letters.popFirst() {
+            let spelling = "-" + String(letter)
+            guard let option = CommandOption.named(spelling, for: command) else {
+                throw error(word.count > 2 ? "unknown option \(spelling) in \(word)" : "unknown option \(spelling)")
+            }
+            if option.valueName != nil && !letters.isEmpty {
+                return try apply(spelling, attached: String(letters))
+            }
+            try apply(spelling, attached: nil)
+        }
+    }
+
+    /// Reads the option spelled `spelling` into `parsed`; its value is `attached` when the word carried
+    /// it (`--name=value`, `-oFILE`), else the next word.
+    private mutating func apply(_ spelling: String, attached: String?) throws(UsageError) {
         guard let option = CommandOption.named(spelling, for: command) else {
             throw error("unknown option \(spelling)")
         }
@@ -214,6 +230,11 @@ private struct CommandParser {
         // curl's rule: a value with `=` is cookies to send, anything else names a cookie file.
         case .cookie: parsed.cookies.append(try value())
         case .cookieJar: parsed.cookieJarPath = try value()
+        case .silent: parsed.silent = true
+        case .showError: parsed.showError = true
+        case .insecure: parsed.insecure = true
+        case .userAgent: parsed.userAgent = try value()
+        case .referer: parsed.referer = try value()
         // Usually answered by Arguments.parse before a CommandParser exists; see `helpRequested`.
         case .help: helpRequested = true
         }
@@ -256,6 +277,7 @@ private struct CommandParser {
         if parsed.dataInQuery, case .file? = parsed.body { throw error("-G cannot put -d @FILE in the query") }
         if command == .upload && parsed.form.isEmpty { throw error("wire upload needs at least one -F part") }
         if parsed.output != nil && parsed.directory != nil { throw error("use either -o or --dir, not both") }
+        if parsed.silent && parsed.progress == nil { parsed.progress = false }
     }
 
     /// `--data-urlencode`: `name=text` encodes the text after the first `=`; `=text` and `text` encode it

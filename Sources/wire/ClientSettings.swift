@@ -1,6 +1,6 @@
 // ClientSettings: how the common options of wire's request commands become an HTTPClient (edge layer).
-// -H, -v, --timeout, --connect-timeout, --cacert, --max-redirects, -u and -b/-c map one to one onto
-// ClientConfiguration and HTTPRequest fields; --fail becomes a status check, -X the method, -G the query,
+// -H, -v, --timeout, --connect-timeout, --cacert, -k, --max-redirects, --retry, -u, -A, -e and -b/-c map one
+// to one onto ClientConfiguration and HTTPRequest fields; --fail becomes a status check, -X the method, -G the query,
 // -w a report after each transfer. Each command file then makes one library call with the client this file
 // builds. Nothing here sends a request or writes a body.
 
@@ -15,7 +15,17 @@ enum ClientSettings {
     /// means "trust exactly these", and a test CA must not be diluted by the system's hundred roots.
     static func configuration(for command: ParsedCommand) -> ClientConfiguration {
         var configuration = ClientConfiguration()
-        configuration.defaultFields = ["User-Agent": "wire/" + Help.version]
+        // -A replaces wire's User-Agent; -A "" sends none (curl's rule). -e adds a Referer.
+        let userAgent = command.userAgent ?? "wire/" + Help.version
+        configuration.defaultFields = [:]
+        if !userAgent.isEmpty { configuration.defaultFields["User-Agent"] = userAgent }
+        if let referer = command.referer { configuration.defaultFields["Referer"] = referer }
+        // -k: no certificate or name check (RFC 9110 §4.3.4 is then not met: any interceptor is "the
+        // server"). Pins given with --pinnedpubkey are still checked.
+        if command.insecure { configuration.tls.verifiesPeer = false }
+        // --retry N: a download retries its own attempts (resuming from the bytes on disk, DownloadOptions);
+        // every other command through the client's policy.
+        if command.command != .download { configuration.retry = retryPolicy(for: command) }
         if let seconds = command.timeoutSeconds { configuration.timeouts.total = .seconds(seconds) }
         if let seconds = command.connectTimeoutSeconds { configuration.timeouts.connect = .seconds(seconds) }
         if let caFile = command.caFile {
@@ -35,6 +45,15 @@ enum ClientSettings {
         // -b 'a=1; b=2': sent as typed, to the URL's origin (a redirect elsewhere drops the field).
         if let cookies = CookieOptions.cookieText(for: command) { configuration.defaultFields["Cookie"] = cookies }
         return configuration
+    }
+
+    /// `--retry N` as curl means it: up to N more attempts after a timeout, a failed or dropped connection,
+    /// or a 408, 429, 500, 502, 503 or 504 answer, waiting 1 s, 2 s, 4 s… (or what `Retry-After` asks, RFC
+    /// 9110 §10.2.3). Unlike curl, only idempotent requests are sent again (RFC 9110 §9.2.2): a POST that
+    /// timed out may have been carried out, and sending it twice is the caller's decision, not a flag's.
+    static func retryPolicy(for command: ParsedCommand) -> RetryPolicy {
+        guard command.retries > 0 else { return .none }
+        return RetryPolicy(maxRetries: command.retries, retryableStatuses: [408, 429, 500, 502, 503, 504])
     }
 
     /// `-x`, `--noproxy` and `-U` over the environment's proxies, as curl applies them: `-x` replaces every

@@ -11,6 +11,7 @@ enum CommandOption: CaseIterable {
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
+    case silent, showError, insecure, userAgent, referer
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -57,6 +58,11 @@ enum CommandOption: CaseIterable {
         case .segmentProbe: return ["--segment-probe"]
         // aria2's spelling; `-i` is `--include` for the other commands.
         case .inputFile: return ["-i", "--input-file"]
+        case .silent: return ["-s", "--silent"]
+        case .showError: return ["-S", "--show-error"]
+        case .insecure: return ["-k", "--insecure"]
+        case .userAgent: return ["-A", "--user-agent"]
+        case .referer: return ["-e", "--referer"]
         }
     }
 
@@ -73,7 +79,7 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location, .compressed:
+            .location, .compressed, .silent, .showError, .insecure:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -85,6 +91,8 @@ enum CommandOption: CaseIterable {
         case .writeOut: return "FORMAT"
         case .cookie: return "'NAME=VALUE[; ...]'|FILE"
         case .cookieJar: return "FILE"
+        case .userAgent: return "TEXT"
+        case .referer: return "URL"
         }
     }
 
@@ -109,7 +117,8 @@ enum CommandOption: CaseIterable {
         case .directory: return "save into DIR under the name taken from the URL"
         case .restart: return "start again from byte 0 instead of resuming a partial file"
         case .sha256: return "check the finished file's SHA-256 against HEX"
-        case .retry: return "retry a failed transfer up to N times, resuming where it stopped"
+        case .retry:
+            return "retry up to N times after a timeout, a dropped connection or 408/429/5xx (download: resuming)"
         case .limitRate: return "read at most RATE bytes per second (suffix K, M or G: 1024 multiples, as curl)"
         case .port: return "listen on port N (default 0: the system picks a free port)"
         case .tls: return "serve HTTPS with a throwaway test CA (needs this checkout and openssl)"
@@ -135,6 +144,11 @@ enum CommandOption: CaseIterable {
         case .segmentProbe:
             return "let the first connection run alone S seconds before the others may join (default 0.25; 0: at once)"
         case .inputFile: return "download every URL listed in FILE (one a line, # comments); resumes when run again"
+        case .silent: return "no progress bar and no error message (the exit code still tells); see -S"
+        case .showError: return "with -s, still print the error message when the command fails"
+        case .insecure: return "skip the certificate check (anyone on the path can read the traffic: for tests only)"
+        case .userAgent: return "send TEXT as User-Agent instead of wire/VERSION (\"\" sends none)"
+        case .referer: return "send URL as Referer"
         }
     }
 
@@ -146,8 +160,9 @@ enum CommandOption: CaseIterable {
         case .output, .progress, .noProgress: return requests.subtracting([.head])
         // A download's body goes to its file alone; a head printed into it would corrupt it.
         case .include: return requests.subtracting([.head, .download])
-        case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects, .user, .location:
+        case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects, .user, .location, .retry:
             return requests
+        case .silent, .showError, .insecure, .userAgent, .referer: return requests
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]
@@ -156,7 +171,7 @@ enum CommandOption: CaseIterable {
         case .json: return [.post, .put]
         case .data: return [.get, .post, .put, .delete]
         case .form: return [.upload]
-        case .directory, .restart, .sha256, .retry, .limitRate, .segments, .segmentProbe, .inputFile:
+        case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:
             return [.download]
         case .port, .tls, .log: return [.serve]
         case .help: return Set(CommandName.allCases)

@@ -41,6 +41,7 @@ enum CookieOptions {
             try await jar.save(toFile: path)
         } catch {
             guard failed else { throw error }
+            guard command.showsErrors else { return }
             Terminal.writeError("wire: warning: could not write cookies to \(path): \(error)\n")
         }
     }

@@ -20,7 +20,7 @@ enum DownloadCommand {
         var options = DownloadOptions()
         options.restart = command.restart
         options.expectedSHA256 = command.sha256.flatMap { SHA256Digest(hex: $0) }
-        options.retry = command.retries > 0 ? RetryPolicy(maxRetries: command.retries) : .none
+        options.retry = ClientSettings.retryPolicy(for: command)
         // With segments, the limit is the download's: its connections share one budget.
         options.maxBytesPerSecond = command.limitRate
         options.segments = command.segments
@@ -100,7 +100,7 @@ enum DownloadCommand {
                 case .completed(let bytes, _):
                     if command.verbose { Terminal.writeError("wire: saved \(item.destination) (\(bytes) bytes)\n") }
                 case .failed(let error, _):
-                    Terminal.writeError("wire: \(item.url): \(error)\n")
+                    if command.showsErrors { Terminal.writeError("wire: \(item.url): \(error)\n") }
                     if firstFailure == nil { firstFailure = error }
                 case .queued, .running, .paused, .cancelled:
                     break

@@ -117,6 +117,20 @@ struct ParsedCommand: Equatable, Sendable {
     var cookies: [String] = []
     /// `-c FILE`: where the jar is written when the command ends.
     var cookieJarPath: String?
+    /// `-s`: no progress bar (unless `--progress` says otherwise) and no message on stderr; the exit code,
+    /// `-v` and `-w` still speak, as with curl.
+    var silent = false
+    /// `-S`: with `-s`, the `wire: error: …` line is printed all the same (curl's `-sS`).
+    var showError = false
+    /// `-k`: the server's certificate and name are not checked (pins, when given, still are).
+    var insecure = false
+    /// `-A TEXT`: the User-Agent to send instead of `wire/VERSION`; empty sends none.
+    var userAgent: String?
+    /// `-e URL`: the Referer to send.
+    var referer: String?
+
+    /// Whether failures are reported on stderr: always, unless `-s` without `-S`.
+    var showsErrors: Bool { !silent || showError }
 
     init(command: CommandName) { self.command = command }
 }

@@ -14,9 +14,9 @@ import Synchronization
     import Glibc
 #endif
 
-/// Prints the error text for `error` and exits with its code.
-func exit(reporting error: any Error) -> Never {
-    Terminal.writeError(ExitCode.errorText(for: error))
+/// Prints the error text for `error` (unless `-s` without `-S` asked for silence) and exits with its code.
+func exit(reporting error: any Error, quietly: Bool = false) -> Never {
+    if !quietly { Terminal.writeError(ExitCode.errorText(for: error)) }
     exit(ExitCode(for: error).rawValue)
 }
 
@@ -77,8 +77,8 @@ case .run(let command):
     interrupts.cancel()
     // After Ctrl-C the outcome is "interrupted", even if the command ended some other way while unwinding.
     if Interrupts.count.load(ordering: .relaxed) > 0 && command.command != .serve {
-        exit(reporting: CancellationError())
+        exit(reporting: CancellationError(), quietly: !command.showsErrors)
     }
-    if case .failure(let error) = result { exit(reporting: error) }
+    if case .failure(let error) = result { exit(reporting: error, quietly: !command.showsErrors) }
 }
 exit(ExitCode.success.rawValue)

@@ -13,19 +13,11 @@ import Testing
 #endif
 
 @Suite struct ArgumentsTests {
-    private func command(_ words: [String]) throws -> ParsedCommand {
-        guard case .run(let parsed) = try Arguments.parse(words) else {
-            Issue.record("\(words) did not parse to a command")
-            return ParsedCommand(command: .demo)
-        }
-        return parsed
-    }
-
     @Test("options may come before, between and after the URLs; URL order is kept")
     func optionOrder() throws {
-        let before = try command(["get", "-i", "--fail", "-H", "A: 1", "-o", "out", "http://a/", "http://b/"])
-        let between = try command(["get", "http://a/", "-i", "-H", "A: 1", "http://b/", "--fail", "-o", "out"])
-        let after = try command(["get", "http://a/", "http://b/", "-o", "out", "--fail", "-H", "A: 1", "-i"])
+        let before = try parsedCommand(["get", "-i", "--fail", "-H", "A: 1", "-o", "out", "http://a/", "http://b/"])
+        let between = try parsedCommand(["get", "http://a/", "-i", "-H", "A: 1", "http://b/", "--fail", "-o", "out"])
+        let after = try parsedCommand(["get", "http://a/", "http://b/", "-o", "out", "--fail", "-H", "A: 1", "-i"])
         #expect(before.urls == ["http://a/", "http://b/"])
         #expect(before.include && before.fail && before.output == "out")
         #expect(before.headers == [HeaderArgument(name: "A", value: "1")])
@@ -35,33 +27,33 @@ import Testing
 
     @Test("--name=value equals --name value; -- ends the options")
     func valueForms() throws {
-        let joined = try command(["get", "--timeout=2.5", "--max-redirects=0", "http://a/"])
-        let separate = try command(["get", "--timeout", "2.5", "--max-redirects", "0", "http://a/"])
+        let joined = try parsedCommand(["get", "--timeout=2.5", "--max-redirects=0", "http://a/"])
+        let separate = try parsedCommand(["get", "--timeout", "2.5", "--max-redirects", "0", "http://a/"])
         #expect(joined == separate)
         #expect(joined.timeoutSeconds == 2.5 && joined.maxRedirects == 0)
-        let ended = try command(["get", "-v", "--", "-odd-name", "--fail"])
+        let ended = try parsedCommand(["get", "-v", "--", "-odd-name", "--fail"])
         #expect(ended.urls == ["-odd-name", "--fail"])
         #expect(ended.verbose && !ended.fail)
-        #expect(try command(["get", "-"]).urls == ["-"])
+        #expect(try parsedCommand(["get", "-"]).urls == ["-"])
     }
 
     @Test("defaults when options are absent")
     func defaults() throws {
-        let parsed = try command(["download", "http://x/f"])
+        let parsed = try parsedCommand(["download", "http://x/f"])
         #expect(parsed.maxRedirects == 10 && parsed.parallel == 1 && parsed.retries == 0)
         #expect(parsed.progress == nil && !parsed.restart && parsed.output == nil && parsed.sha256 == nil)
     }
 
     @Test("--progress and --no-progress: the last one wins, neither leaves the choice to the terminal")
     func progressFlags() throws {
-        #expect(try command(["get", "u", "--progress"]).progress == true)
-        #expect(try command(["get", "u", "--no-progress"]).progress == false)
-        #expect(try command(["get", "u", "--progress", "--no-progress"]).progress == false)
+        #expect(try parsedCommand(["get", "u", "--progress"]).progress == true)
+        #expect(try parsedCommand(["get", "u", "--no-progress"]).progress == false)
+        #expect(try parsedCommand(["get", "u", "--progress", "--no-progress"]).progress == false)
     }
 
     @Test("-H splits at the first colon and trims the value's surrounding whitespace")
     func headers() throws {
-        let parsed = try command(["get", "u", "-H", "X-Time:  12:30 \t", "-H", "Empty:", "--header", "A:b"])
+        let parsed = try parsedCommand(["get", "u", "-H", "X-Time:  12:30 \t", "-H", "Empty:", "--header", "A:b"])
         #expect(
             parsed.headers == [
                 HeaderArgument(name: "X-Time", value: "12:30"), HeaderArgument(name: "Empty", value: ""),
@@ -88,7 +80,7 @@ import Testing
             ),
         ])
     func formParts(text: String, expected: FormArgument) throws {
-        #expect(try command(["upload", "u", "-F", text]).form == [expected])
+        #expect(try parsedCommand(["upload", "u", "-F", text]).form == [expected])
     }
 
     @Test(
@@ -138,15 +130,15 @@ import Testing
 
     @Test("--data @FILE reads a file, --data TEXT and --json are sent as given")
     func bodies() throws {
-        #expect(try command(["post", "u", "--data", "@body.bin"]).body == .file("body.bin"))
-        #expect(try command(["post", "u", "-d", "a=1&b=2"]).body == .text("a=1&b=2"))
-        #expect(try command(["put", "u", "--json", "{}"]).body == .json("{}"))
+        #expect(try parsedCommand(["post", "u", "--data", "@body.bin"]).body == .file("body.bin"))
+        #expect(try parsedCommand(["post", "u", "-d", "a=1&b=2"]).body == .text("a=1&b=2"))
+        #expect(try parsedCommand(["put", "u", "--json", "{}"]).body == .json("{}"))
     }
 
     @Test("--sha256 accepts 64 hex digits in either case and keeps them lowercase")
     func sha256() throws {
         let upper = String(repeating: "AB12", count: 16)
-        #expect(try command(["download", "u", "--sha256", upper]).sha256 == upper.lowercased())
+        #expect(try parsedCommand(["download", "u", "--sha256", upper]).sha256 == upper.lowercased())
         for bad in [
             String(repeating: "g", count: 64), String(repeating: "a", count: 63),
             "０" + String(repeating: "a", count: 63),

@@ -11,46 +11,28 @@ import Testing
 @testable import wire
 
 @Suite struct WireCurlOptionsTests {
-    private func command(_ words: [String]) throws -> ParsedCommand {
-        guard case .run(let parsed) = try Arguments.parse(words) else {
-            Issue.record("\(words) did not parse to a command")
-            return ParsedCommand(command: .demo)
-        }
-        return parsed
-    }
-
-    /// The usage error `words` give, or nil when they parse.
-    private func usageError(_ words: [String]) -> String? {
-        do {
-            _ = try Arguments.parse(words)
-            return nil
-        } catch {
-            return error.message
-        }
-    }
-
     @Test("-d pieces are joined with &; --data-urlencode encodes after the first =; -G moves them to the query")
     func dataParsing() throws {
-        let posted = try command(["post", "u", "-d", "a=1", "--data-urlencode", "q=a b&c+d", "-d", "z"])
+        let posted = try parsedCommand(["post", "u", "-d", "a=1", "--data-urlencode", "q=a b&c+d", "-d", "z"])
         #expect(posted.body == .text("a=1&q=a+b%26c%2Bd&z"))
-        let queried = try command(["get", "http://h/p?x=1#frag", "-G", "-d", "a=b", "--data-urlencode", "=ü"])
+        let queried = try parsedCommand(["get", "http://h/p?x=1#frag", "-G", "-d", "a=b", "--data-urlencode", "=ü"])
         #expect(queried.body == nil)
         #expect(ClientSettings.url(queried.urls[0], for: queried) == "http://h/p?x=1&a=b&%C3%BC")
         #expect(ClientSettings.url("http://h/p", for: queried) == "http://h/p?a=b&%C3%BC")
-        #expect(usageError(["get", "u", "-d", "a=b"])?.contains("-G") == true)
-        #expect(usageError(["post", "u", "-d", "@file", "-d", "a"])?.contains("@FILE") == true)
+        #expect(usageMessage(["get", "u", "-d", "a=b"])?.contains("-G") == true)
+        #expect(usageMessage(["post", "u", "-d", "@file", "-d", "a"])?.contains("@FILE") == true)
     }
 
     @Test("-u splits at the first colon; -X takes a method token; -I is head; -L is accepted")
     func otherParsing() throws {
-        let parsed = try command(["get", "u", "-u", "ada:pa:ss", "-X", "PATCH", "-L"])
+        let parsed = try parsedCommand(["get", "u", "-u", "ada:pa:ss", "-X", "PATCH", "-L"])
         #expect(parsed.user?.name == "ada" && parsed.user?.password == "pa:ss")
         #expect(ClientSettings.method(for: parsed, default: .get) == Method(rawValue: "PATCH"))
-        #expect(try command(["get", "-I", "u"]).command == .head)
-        #expect(usageError(["get", "u", "-u", "ada"])?.contains("USER:PASSWORD") == true)
-        #expect(usageError(["get", "u", "-X", "BAD METHOD"])?.contains("-X") == true)
-        #expect(usageError(["get", "u", "-w", "%{nope}"])?.contains("unknown variable %{nope}") == true)
-        #expect(usageError(["get", "u", "-w", "%{http_code"])?.contains("unterminated") == true)
+        #expect(try parsedCommand(["get", "-I", "u"]).command == .head)
+        #expect(usageMessage(["get", "u", "-u", "ada"])?.contains("USER:PASSWORD") == true)
+        #expect(usageMessage(["get", "u", "-X", "BAD METHOD"])?.contains("-X") == true)
+        #expect(usageMessage(["get", "u", "-w", "%{nope}"])?.contains("unknown variable %{nope}") == true)
+        #expect(usageMessage(["get", "u", "-w", "%{http_code"])?.contains("unterminated") == true)
     }
 
     @Test("-w renders curl's units: seconds with six decimals, bytes, whole bytes per second")

@@ -1,0 +1,157 @@
+// WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
+// -sSo FILE, -XPATCH), -s/-S, -k, -A, -e and --retry on every request command — parsed in-process, then run
+// as a user runs them against a fixture server in this process, checking what the server received and what
+// wire printed.
+
+import FixtureServer
+import HTTPWire
+import HTTPWireCodec
+import HTTPWireTransport
+import TestSupport
+import Testing
+
+@testable import wire
+
+@Suite struct WireEverydayFlagsTests {
+    @Test("short options cluster as in curl: each letter an option, the first taking a value takes the rest")
+    func clusters() throws {
+        let fsSL = try parsedCommand(["get", "-fsSL", "u"])
+        #expect(fsSL.fail && fsSL.silent && fsSL.showError)
+        #expect(fsSL.progress == false, "-s turns the bar off")
+        #expect(fsSL.urls == ["u"])
+        let output = try parsedCommand(["get", "-sSo", "out.bin", "u"])
+        #expect(output.output == "out.bin" && output.urls == ["u"])
+        #expect(try parsedCommand(["get", "-oout.bin", "u"]).output == "out.bin")
+        #expect(try parsedCommand(["post", "-XPATCH", "u"]).method == "PATCH")
+        #expect(
+            try parsedCommand(["get", "-HX-Probe: 1", "u"]).headers == [HeaderArgument(name: "X-Probe", value: "1")])
+        #expect(try parsedCommand(["get", "-kv", "u"]).insecure == true)
+        // -i is --include for get and --input-file (with a value) for download.
+        #expect(try parsedCommand(["get", "-si", "u"]).include == true)
+        #expect(try parsedCommand(["download", "-si", "list.txt"]).inputFile == "list.txt")
+        // --progress wins over -s; -s alone leaves the exit code and -w alone.
+        #expect(try parsedCommand(["get", "-s", "--progress", "u"]).progress == true)
+
+        #expect(usageMessage(["get", "-fzL", "u"]) == "unknown option -z in -fzL")
+        #expect(usageMessage(["get", "u", "-sSo"]) == "option -o needs a value")
+        #expect(usageMessage(["get", "-sF", "a=b", "u"]) == "option -F does not apply to wire get")
+        #expect(usageMessage(["get", "-q", "u"]) == "unknown option -q")
+    }
+
+    @Test("-A, -e, -k and --retry reach the client's configuration")
+    func configuration() throws {
+        let plain = ClientSettings.configuration(for: try parsedCommand(["get", "u"]))
+        #expect(plain.defaultFields["User-Agent"]?.hasPrefix("wire/") == true)
+        #expect(plain.defaultFields["Referer"] == nil)
+        #expect(plain.tls.verifiesPeer)
+        #expect(plain.retry == .none)
+
+        let set = ClientSettings.configuration(
+            for: try parsedCommand(["get", "-A", "probe/1", "-e", "https://from.test/", "-k", "--retry", "2", "u"]))
+        #expect(set.defaultFields["User-Agent"] == "probe/1")
+        #expect(set.defaultFields["Referer"] == "https://from.test/")
+        #expect(!set.tls.verifiesPeer)
+        #expect(set.retry.maxRetries == 2)
+        #expect(set.retry.retryableStatuses == [408, 429, 500, 502, 503, 504])
+
+        let none = ClientSettings.configuration(for: try parsedCommand(["get", "-A", "", "u"]))
+        #expect(none.defaultFields["User-Agent"] == nil)
+        // A download retries its own attempts (resuming); the client under it does not retry as well.
+        #expect(ClientSettings.configuration(for: try parsedCommand(["download", "--retry", "3", "u"])).retry == .none)
+    }
+
+    @Test("-s prints no error line and keeps the exit code; -sS prints it", .timeLimit(.scaledMinutes(1)))
+    func silentAndShowError() async throws {
+        try await withFixtureServer { server in
+            let silent = try await WireProcess.run(["get", "-fs", server.baseURL + "status/404"])
+            #expect(silent.status == 22)
+            #expect(silent.standardError.isEmpty, "\(silent.standardError)")
+            let shown = try await WireProcess.run(["get", "-fsS", server.baseURL + "status/404"])
+            #expect(shown.status == 22)
+            #expect(shown.standardError.hasPrefix("wire: error: "), "\(shown.standardError)")
+            // The body of a success and the -w report still come out.
+            let quiet = try await WireProcess.run(["get", "-s", server.baseURL + "bytes/10", "-w", "%{http_code}"])
+            #expect(quiet.status == 0)
+            #expect(quiet.outputBytes.count == 13 && quiet.standardOutput.hasSuffix("200"))
+        }
+    }
+
+    @Test("-A and -e set the fields the server receives; -A \"\" sends no User-Agent", .timeLimit(.scaledMinutes(1)))
+    func userAgentAndReferer() async throws {
+        try await withFixtureServer { server in
+            let sent = try await WireProcess.run([
+                "get", "-A", "probe/1", "-e", "https://from.test/page", server.baseURL + "json",
+            ])
+            #expect(sent.status == 0, "\(sent.standardError)")
+            let withAgent = try #require(server.requestLog.last)
+            #expect(withAgent.fields["User-Agent"] == "probe/1")
+            #expect(withAgent.fields["Referer"] == "https://from.test/page")
+
+            let bare = try await WireProcess.run(["get", "-A", "", server.baseURL + "json"])
+            #expect(bare.status == 0, "\(bare.standardError)")
+            let withoutAgent = try #require(server.requestLog.last)
+            #expect(withoutAgent.fields["User-Agent"] == nil)
+            #expect(withoutAgent.fields["Referer"] == nil)
+        }
+    }
+
+    @Test(
+        "-k accepts a certificate no trusted CA signed, or one for another name; without it, exit 60",
+        .timeLimit(.scaledMinutes(1)), arguments: ["leaf", "wrong-host"])
+    func insecure(leaf: String) async throws {
+        let directory = try #require(await TestCertificates.directory, "make-certs.sh failed")
+        let tls = TLSServerConfiguration(
+            certificateChain: .file(path: "\(directory)/\(leaf).pem"),
+            privateKey: .file(path: "\(directory)/\(leaf).key"))
+        try await withFixtureServer(tls: tls) { server in
+            let checked = try await WireProcess.run(["get", server.baseURL + "json"])
+            #expect(checked.status == 60, "\(checked.standardError)")
+            let unchecked = try await WireProcess.run(["get", "-k", server.baseURL + "json"])
+            #expect(unchecked.status == 0, "\(unchecked.standardError)")
+            #expect(unchecked.standardOutput.contains("hello from the HTTPWire fixture server"))
+        }
+    }
+
+    @Test(
+        "--retry N sends a GET again after 503 (Retry-After honoured) up to N times; a POST is sent once",
+        .timeLimit(.scaledMinutes(1)))
+    func retry() async throws {
+        try await withFixtureServer { server in
+            // Answers 503 (Retry-After: 0, so no backoff wait) to the first two requests, then 200.
+            let served = LockedState(0)
+            server.addCustomRoute(
+                FixtureCustomRoute(
+                    matches: { $0.target == "/flaky" },
+                    handler: { responder in
+                        _ = try await responder.readBody(limit: 1 << 16)
+                        let count = served.withLock { count in
+                            count += 1
+                            return count
+                        }
+                        if count <= 2 {
+                            try await responder.respond(
+                                status: 503, fields: ["Retry-After": "0"], body: Array("busy\n".utf8))
+                        } else {
+                            try await responder.respond(status: 200, fields: [:], body: Array("ok\n".utf8))
+                        }
+                    }))
+            let url = server.baseURL + "flaky"
+
+            let tooFew = try await WireProcess.run(["get", "-f", "--retry", "1", url])
+            #expect(tooFew.status == 22, "two attempts, both 503: \(tooFew.standardError)")
+            #expect(served.withLock { $0 } == 2)
+
+            served.withLock { $0 = 0 }
+            let enough = try await WireProcess.run(["get", "-f", "--retry", "2", url])
+            #expect(enough.status == 0, "\(enough.standardError)")
+            #expect(enough.standardOutput == "ok\n")
+            #expect(served.withLock { $0 } == 3)
+
+            // POST is not idempotent (RFC 9110 §9.2.2): one attempt, whatever --retry says.
+            served.withLock { $0 = 0 }
+            let posted = try await WireProcess.run(["post", "-f", "--retry", "2", "-d", "a=1", url])
+            #expect(posted.status == 22)
+            #expect(served.withLock { $0 } == 1)
+        }
+    }
+}
