@@ -7,6 +7,17 @@
 import HTTPWire
 import HTTPWireCodec
 
+/// What the `-w` report reads of a response; the streamed and the collected kinds both have it.
+protocol WriteOutSubject {
+    var status: Status { get }
+    var url: TargetURL { get }
+    var fields: HTTPFields { get }
+    var metrics: RequestMetrics { get }
+}
+
+extension HTTPResponse: WriteOutSubject {}
+extension HTTPStreamingResponse: WriteOutSubject {}
+
 /// The bridge from parsed options to the library's configuration, shared by every request command.
 enum ClientSettings {
     /// The client configuration the options ask for.
@@ -117,13 +128,41 @@ enum ClientSettings {
 
     /// Writes the `-w` report of one response: to `output` when the body goes to standard output (so the
     /// report follows the body), else straight to standard output.
-    static func writeOut(
-        status: Status, url: TargetURL, fields: HTTPFields, metrics: RequestMetrics, for command: ParsedCommand,
-        into output: BodyOutput?
-    ) throws {
+    static func writeOut(_ response: some WriteOutSubject, for command: ParsedCommand, into output: BodyOutput?) throws
+    {
         guard let format = command.writeOut else { return }
-        let text = format.render(
-            status: status.rawValue, url: url.description, contentType: fields["Content-Type"], metrics: metrics)
+        try emit(
+            format.render(
+                status: response.status.rawValue, url: response.url.description,
+                contentType: response.fields["Content-Type"], metrics: response.metrics),
+            into: output)
+    }
+
+    /// Writes the `-w` report of a request that got no answer (no connection, a timeout before the head) as
+    /// curl writes it — `000` and zeros, so `code=$(wire get -s -w '%{http_code}' URL)` always gets a code —
+    /// and gives back `error` to throw: `catch { throw ClientSettings.noAnswer(error, url: …) }`.
+    static func noAnswer(_ error: any Error, url: String, for command: ParsedCommand, into output: BodyOutput?)
+        -> any Error
+    {
+        if let format = command.writeOut {
+            try? emit(format.render(status: 0, url: url, contentType: nil, metrics: RequestMetrics()), into: output)
+        }
+        return error
+    }
+
+    /// Writes the `-w` report of `response` after its transfer failed (`--fail`'s 404, a body cut short: the
+    /// report shows what came, as curl's does) and gives back `error` to throw. A failure to write the
+    /// report is ignored: the transfer's own error decides the exit code.
+    static func failed(
+        _ error: any Error, after response: some WriteOutSubject, for command: ParsedCommand,
+        into output: BodyOutput?
+    ) -> any Error {
+        try? writeOut(response, for: command, into: output)
+        return error
+    }
+
+    /// `text` after the body on standard output, or on standard output itself when the body goes to a file.
+    private static func emit(_ text: String, into output: BodyOutput?) throws {
         if let output, output.path == nil {
             try output.write(text: text)
         } else {

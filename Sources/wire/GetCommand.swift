@@ -35,29 +35,40 @@ enum GetCommand {
     }
 
     /// One URL, streamed: the body goes out as it arrives, so memory stays flat for any size. Runs on its
-    /// caller's executor (the reactor's, main.swift): no executor switch around each URL's awaits.
+    /// caller's executor (the reactor's, main.swift): no executor switch around each URL's awaits. Inlined
+    /// into `run`'s loop, so each URL does not allocate an async frame of its own (callgrind: ~350
+    /// instructions per GET, the frame's task-allocator calls).
+    @inline(__always)
     nonisolated(nonsending) private static func fetch(
         _ url: String, _ command: ParsedCommand, client: HTTPClient, into output: BodyOutput
     ) async throws {
         let request = HTTPRequest(
             method: ClientSettings.method(for: command, default: .get), url: ClientSettings.url(url, for: command),
             fields: ClientSettings.fields(for: command))
-        let response = try await client.stream(request)
-        try output.begin(
-            version: response.version, status: response.status, reason: response.reason,
-            fields: response.fields, for: command)
-        let bar = showsProgress(command) ? LiveProgressBar(ProgressBar(total: response.expectedContentLength)) : nil
-        defer { bar?.stop() }
-        var received: Int64 = 0
-        for try await piece in response.body {
-            try output.write(piece)
-            received += Int64(piece.count)
-            bar?.update(transferred: received)
+        let response: HTTPStreamingResponse
+        do {
+            response = try await client.stream(request)
+        } catch {
+            throw ClientSettings.noAnswer(error, url: request.url, for: command, into: output)
         }
-        bar?.finish()
-        try ClientSettings.writeOut(
-            status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
-            for: command, into: output)
+        do {
+            try output.begin(
+                version: response.version, status: response.status, reason: response.reason,
+                fields: response.fields, for: command)
+            let bar =
+                showsProgress(command) ? LiveProgressBar(ProgressBar(total: response.expectedContentLength)) : nil
+            defer { bar?.stop() }
+            var received: Int64 = 0
+            for try await piece in response.body {
+                try output.write(piece)
+                received += Int64(piece.count)
+                bar?.update(transferred: received)
+            }
+            bar?.finish()
+        } catch {
+            throw ClientSettings.failed(error, after: response, for: command, into: output)
+        }
+        try ClientSettings.writeOut(response, for: command, into: output)
     }
 
     /// Up to `--parallel` requests in flight, made by that many worker tasks (see ParallelWindow for why
@@ -78,9 +89,7 @@ enum GetCommand {
                     version: response.version, status: response.status, reason: response.reason,
                     fields: response.fields, for: command)
                 try output.write(response.body)
-                try ClientSettings.writeOut(
-                    status: response.status, url: response.url, fields: response.fields,
-                    metrics: response.metrics, for: command, into: output)
+                try ClientSettings.writeOut(response, for: command, into: output)
             },
             written: { window.written(upTo: $0) })
         try await withTaskCancellationHandler {

@@ -8,18 +8,32 @@ import HTTPWire
 enum HeadCommand {
     static func run(_ command: ParsedCommand) async throws {
         let output = BodyOutput(path: nil)
-        try await ClientSettings.withClient(for: command) { client in
-            for url in command.urls {
-                let response = try await client.head(url, fields: ClientSettings.fields(for: command))
-                try ClientSettings.check(response.status, for: command)
-                try output.write(
-                    text: HeadText.lines(
-                        version: response.version, status: response.status, reason: response.reason,
-                        fields: response.fields))
-                try ClientSettings.writeOut(
-                    status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
-                    for: command, into: output)
+        do {
+            try await ClientSettings.withClient(for: command) { client in
+                for url in command.urls {
+                    let response: HTTPResponse
+                    do {
+                        response = try await client.head(url, fields: ClientSettings.fields(for: command))
+                    } catch {
+                        throw ClientSettings.noAnswer(error, url: url, for: command, into: output)
+                    }
+                    do {
+                        try ClientSettings.check(response.status, for: command)
+                    } catch {
+                        // --fail: no head printed, but the -w report still comes, as curl's does.
+                        throw ClientSettings.failed(error, after: response, for: command, into: output)
+                    }
+                    try output.write(
+                        text: HeadText.lines(
+                            version: response.version, status: response.status, reason: response.reason,
+                            fields: response.fields))
+                    try ClientSettings.writeOut(response, for: command, into: output)
+                }
             }
+        } catch {
+            // A head or -w report printed before the failure still goes out.
+            try? output.close()
+            throw error
         }
         try output.close()
     }

@@ -37,14 +37,21 @@ enum SendCommand {
                 let request = HTTPRequest(
                     method: ClientSettings.method(for: command, default: method),
                     url: ClientSettings.url(command.urls[0], for: command), fields: fields, body: body)
-                let response = try await client.stream(request)
-                try output.begin(
-                    version: response.version, status: response.status, reason: response.reason,
-                    fields: response.fields, for: command)
-                for try await piece in response.body { try output.write(piece) }
-                try ClientSettings.writeOut(
-                    status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
-                    for: command, into: output)
+                let response: HTTPStreamingResponse
+                do {
+                    response = try await client.stream(request)
+                } catch {
+                    throw ClientSettings.noAnswer(error, url: request.url, for: command, into: output)
+                }
+                do {
+                    try output.begin(
+                        version: response.version, status: response.status, reason: response.reason,
+                        fields: response.fields, for: command)
+                    for try await piece in response.body { try output.write(piece) }
+                } catch {
+                    throw ClientSettings.failed(error, after: response, for: command, into: output)
+                }
+                try ClientSettings.writeOut(response, for: command, into: output)
             }
         } catch {
             // What arrived before the failure is written out, as curl does (a truncated body shows as far

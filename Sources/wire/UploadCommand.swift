@@ -30,31 +30,39 @@ enum UploadCommand {
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
         let output = BodyOutput(path: command.output)
-        try await ClientSettings.withClient(for: command) { client in
-            let upload = client.upload(form, to: command.urls[0], fields: ClientSettings.fields(for: command))
-            let observer = Task {
-                var bar: LiveProgressBar?
-                for await progress in upload.progress where showsProgress {
-                    if bar == nil { bar = LiveProgressBar(ProgressBar(total: progress.expectedBytes)) }
-                    bar?.update(transferred: progress.receivedBytes)
+        do {
+            try await ClientSettings.withClient(for: command) { client in
+                let upload = client.upload(form, to: command.urls[0], fields: ClientSettings.fields(for: command))
+                let observer = Task {
+                    var bar: LiveProgressBar?
+                    for await progress in upload.progress where showsProgress {
+                        if bar == nil { bar = LiveProgressBar(ProgressBar(total: progress.expectedBytes)) }
+                        bar?.update(transferred: progress.receivedBytes)
+                    }
+                    bar?.finish()
                 }
-                bar?.finish()
+                let response: HTTPResponse
+                do {
+                    response = try await upload.response
+                    await observer.value
+                } catch {
+                    await observer.value
+                    throw ClientSettings.noAnswer(error, url: command.urls[0], for: command, into: output)
+                }
+                do {
+                    try output.begin(
+                        version: response.version, status: response.status, reason: response.reason,
+                        fields: response.fields, for: command)
+                    try output.write(response.body)
+                } catch {
+                    throw ClientSettings.failed(error, after: response, for: command, into: output)
+                }
+                try ClientSettings.writeOut(response, for: command, into: output)
             }
-            let response: HTTPResponse
-            do {
-                response = try await upload.response
-                await observer.value
-            } catch {
-                await observer.value
-                throw error
-            }
-            try output.begin(
-                version: response.version, status: response.status, reason: response.reason,
-                fields: response.fields, for: command)
-            try output.write(response.body)
-            try ClientSettings.writeOut(
-                status: response.status, url: response.url, fields: response.fields, metrics: response.metrics,
-                for: command, into: output)
+        } catch {
+            // A -w report written before the failure still goes out.
+            try? output.close()
+            throw error
         }
         try output.close()
     }

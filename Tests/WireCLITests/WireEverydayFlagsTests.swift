@@ -154,4 +154,34 @@ import Testing
             #expect(served.withLock { $0 } == 1)
         }
     }
+
+    @Test(
+        "-w reports after a failure as curl does: 000 with no answer, the status with --fail, what came of a cut body",
+        .timeLimit(.scaledMinutes(1)))
+    func writeOutAfterFailure() async throws {
+        try await withClosedPort { port in
+            let url = "http://127.0.0.1:\(port)/x"
+            for command in ["get", "head", "delete"] {
+                let refused = try await WireProcess.run([command, "-s", url, "-w", "%{http_code} %{url_effective}"])
+                #expect(refused.status == 7)
+                #expect(refused.standardOutput == "000 " + url, "\(command)")
+            }
+        }
+        try await withFixtureServer { server in
+            for command in ["get", "head", "post"] {
+                let failed = try await WireProcess.run([
+                    command, "-sf", server.baseURL + "status/404", "-w", "%{http_code}",
+                ])
+                #expect(failed.status == 22)
+                #expect(failed.standardOutput == "404", "\(command)")
+            }
+            // 100 bytes announced, 50 sent, then the connection closes: exit 18 after the 50 bytes and the report.
+            let cut = try await WireProcess.run([
+                "get", "-s", server.baseURL + "truncate?announce=100&send=50", "-w", "\n%{http_code} %{size_download}",
+            ])
+            #expect(cut.status == 18)
+            #expect(cut.outputBytes.count == 50 + "\n200 50".utf8.count)
+            #expect(cut.standardOutput.hasSuffix("\n200 50"))
+        }
+    }
 }
