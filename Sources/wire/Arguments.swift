@@ -183,6 +183,8 @@ private struct CommandParser {
                 parsed.dataPieces.append(text)
             }
         case .dataURLEncode: parsed.dataPieces.append(try urlEncodedData(try value()))
+        case .dataRaw: parsed.dataPieces.append(try value())
+        case .uploadFile: try setBody(.upload(try value()))
         case .get: parsed.dataInQuery = true
         case .request: parsed.method = try methodToken(try value())
         case .headOnly: parsed.command = .head
@@ -269,6 +271,7 @@ private struct CommandParser {
         if !parsed.dataPieces.isEmpty {
             if case .file? = parsed.body { throw error("-d @FILE cannot be combined with other -d data") }
             if case .json? = parsed.body { throw error("give one body: --json or --data, once") }
+            if case .upload? = parsed.body { throw error("give one body: -T or --data, not both") }
             if !parsed.dataInQuery { parsed.body = .text(parsed.dataPieces.joined(separator: "&")) }
         }
         if command == .get && parsed.command == .get && parsed.body != nil && !parsed.dataInQuery {
@@ -304,7 +307,7 @@ private struct CommandParser {
     }
 
     private mutating func setBody(_ body: BodyArgument) throws(UsageError) {
-        guard parsed.body == nil else { throw error("give one body: --json or --data, once") }
+        guard parsed.body == nil else { throw error("give one body: --json, --data or -T, once") }
         parsed.body = body
     }
 

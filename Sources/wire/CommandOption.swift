@@ -11,7 +11,7 @@ enum CommandOption: CaseIterable {
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
-    case silent, showError, insecure, userAgent, referer
+    case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -29,7 +29,10 @@ enum CommandOption: CaseIterable {
         case .noProgress: return ["--no-progress"]
         case .parallel: return ["--parallel"]
         case .json: return ["--json"]
-        case .data: return ["-d", "--data"]
+        // wire's -d already sends a file's bytes as they are, which is what curl's --data-binary adds.
+        case .data: return ["-d", "--data", "--data-binary"]
+        case .dataRaw: return ["--data-raw"]
+        case .uploadFile: return ["-T", "--upload-file"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -70,10 +73,10 @@ enum CommandOption: CaseIterable {
     var valueName: String? {
         switch self {
         case .header: return "\"Name: value\""
-        case .output, .caFile, .inputFile: return "FILE"
+        case .output, .caFile, .inputFile, .uploadFile: return "FILE"
         case .timeout, .connectTimeout, .segmentProbe: return "S"
         case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
-        case .json, .data: return "TEXT"
+        case .json, .data, .dataRaw: return "TEXT"
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
         case .sha256: return "HEX"
@@ -149,6 +152,8 @@ enum CommandOption: CaseIterable {
         case .insecure: return "skip the certificate check (anyone on the path can read the traffic: for tests only)"
         case .userAgent: return "send TEXT as User-Agent instead of wire/VERSION (\"\" sends none)"
         case .referer: return "send URL as Referer"
+        case .dataRaw: return "like -d, but a leading @ is text, not a file name"
+        case .uploadFile: return "send FILE's bytes as the body, streamed, with no Content-Type (curl -T; put, or post)"
         }
     }
 
@@ -169,7 +174,8 @@ enum CommandOption: CaseIterable {
         case .request: return [.get, .post, .put, .delete]
         case .parallel: return [.get, .download]
         case .json: return [.post, .put]
-        case .data: return [.get, .post, .put, .delete]
+        case .data, .dataRaw: return [.get, .post, .put, .delete]
+        case .uploadFile: return [.post, .put]
         case .form: return [.upload]
         case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:
             return [.download]

@@ -35,6 +35,8 @@ enum BodyArgument: Equatable, Sendable {
     case text(String)
     /// `--data @FILE`: the file's bytes.
     case file(String)
+    /// `-T FILE`: the file's bytes, with no Content-Type (curl sends none: the file could be anything).
+    case upload(String)
 }
 
 /// Everything the command line said for one command. Defaults are the values used when an option is absent.

@@ -3,7 +3,8 @@
 // `-o`). The body options map onto RequestBody as curl's do: `--json TEXT` is sent as is with
 // `Content-Type: application/json` and `Accept: application/json`; `--data TEXT` with
 // `application/x-www-form-urlencoded`; `--data @FILE` streams the file from disk (sendfile(2) on plain
-// HTTP) with its size as Content-Length. A `-H` of the same name wins over these defaults.
+// HTTP) with its size as Content-Length; `-T FILE` (curl's upload) streams it the same way with no
+// Content-Type at all. A `-H` of the same name wins over these defaults.
 
 import HTTPWire
 import HTTPWireCodec
@@ -28,6 +29,8 @@ enum SendCommand {
         case .file(let path):
             body = .file(path: path)
             setDefault(&fields, "Content-Type", "application/x-www-form-urlencoded")
+        case .upload(let path):
+            body = .file(path: path)
         case nil:
             body = .empty
         }

@@ -1,9 +1,11 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
-// -sSo FILE, -XPATCH), -s/-S, -k, -A, -e and --retry on every request command — parsed in-process, then run
+// -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
+// and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
 import FixtureServer
+import Foundation
 import HTTPWire
 import HTTPWireCodec
 import HTTPWireTransport
@@ -182,6 +184,37 @@ import Testing
             #expect(cut.status == 18)
             #expect(cut.outputBytes.count == 50 + "\n200 50".utf8.count)
             #expect(cut.standardOutput.hasSuffix("\n200 50"))
+        }
+    }
+
+    @Test("--data-binary is -d; --data-raw keeps a leading @; -T is a file body that excludes -d")
+    func bodyFlags() throws {
+        #expect(try parsedCommand(["post", "u", "--data-binary", "@a.bin"]).body == .file("a.bin"))
+        #expect(try parsedCommand(["post", "u", "--data-raw", "@handle"]).body == .text("@handle"))
+        #expect(try parsedCommand(["put", "-T", "a.bin", "u"]).body == .upload("a.bin"))
+        #expect(try parsedCommand(["post", "-Ta.bin", "u"]).body == .upload("a.bin"))
+        #expect(usageMessage(["put", "-T", "a.bin", "-d", "x", "u"]) == "give one body: -T or --data, not both")
+        #expect(
+            usageMessage(["put", "-T", "a.bin", "--json", "{}", "u"]) == "give one body: --json, --data or -T, once")
+        #expect(usageMessage(["get", "-T", "a.bin", "u"]) == "option -T does not apply to wire get")
+    }
+
+    @Test("put -T streams the file's bytes with no Content-Type, as curl -T does", .timeLimit(.scaledMinutes(1)))
+    func uploadFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wire-T-\(UUID())").path
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await withFixtureServer { server in
+            let result = try await WireProcess.run(["put", "-T", path, server.baseURL + "echo"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let echo = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            #expect(echo?["method"] as? String == "PUT")
+            #expect(echo?["body_length"] as? Int == bytes.count)
+            #expect(echo?["body_sha256"] as? String == SHA256Digest.of(bytes)?.hexString)
+            let head = try #require(server.requestLog.last)
+            #expect(head.fields["Content-Type"] == nil)
+            #expect(head.fields["Content-Length"] == String(bytes.count))
         }
     }
 }
