@@ -178,7 +178,8 @@ import Testing
                     default: "1"
                     }
                 // `wire get` sends -d data only in the query, with -G.
-                let query = command == .get && (option == .data || option == .dataURLEncode || option == .dataRaw) ? ["-G"] : []
+                let query =
+                    command == .get && (option == .data || option == .dataURLEncode || option == .dataRaw) ? ["-G"] : []
                 let words =
                     [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + query + form + operands
                 if option.commands.contains(command) {
