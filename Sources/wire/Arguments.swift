@@ -237,6 +237,7 @@ private struct CommandParser {
         case .insecure: parsed.insecure = true
         case .userAgent: parsed.userAgent = try value()
         case .referer: parsed.referer = try value()
+        case .remoteName: parsed.remoteName = true
         // Usually answered by Arguments.parse before a CommandParser exists; see `helpRequested`.
         case .help: helpRequested = true
         }
@@ -280,6 +281,11 @@ private struct CommandParser {
         if parsed.dataInQuery, case .file? = parsed.body { throw error("-G cannot put -d @FILE in the query") }
         if command == .upload && parsed.form.isEmpty { throw error("wire upload needs at least one -F part") }
         if parsed.output != nil && parsed.directory != nil { throw error("use either -o or --dir, not both") }
+        if parsed.remoteName {
+            if parsed.output != nil { throw error("use either -o or -O, not both") }
+            // curl wants one -O per URL; wire download saves many URLs, each under its own name.
+            if parsed.urls.count > 1 { throw error("-O saves one URL; for several, use wire download URL...") }
+        }
         if parsed.silent && parsed.progress == nil { parsed.progress = false }
     }
 

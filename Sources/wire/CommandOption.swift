@@ -11,7 +11,7 @@ enum CommandOption: CaseIterable {
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
-    case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile
+    case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -33,6 +33,7 @@ enum CommandOption: CaseIterable {
         case .data: return ["-d", "--data", "--data-binary"]
         case .dataRaw: return ["--data-raw"]
         case .uploadFile: return ["-T", "--upload-file"]
+        case .remoteName: return ["-O", "--remote-name"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -82,7 +83,7 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location, .compressed, .silent, .showError, .insecure:
+            .location, .compressed, .silent, .showError, .insecure, .remoteName:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -153,6 +154,8 @@ enum CommandOption: CaseIterable {
         case .userAgent: return "send TEXT as User-Agent instead of wire/VERSION (\"\" sends none)"
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
+        case .remoteName:
+            return "write the body to a file in the current directory named as the URL's last path segment"
         case .uploadFile: return "send FILE's bytes as the body, streamed, with no Content-Type (curl -T; put, or post)"
         }
     }
@@ -176,6 +179,8 @@ enum CommandOption: CaseIterable {
         case .json: return [.post, .put]
         case .data, .dataRaw: return [.get, .post, .put, .delete]
         case .uploadFile: return [.post, .put]
+        // wire download names its file from the URL (or the server's Content-Disposition) already.
+        case .remoteName: return [.get, .post, .put, .delete, .upload]
         case .form: return [.upload]
         case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:
             return [.download]

@@ -2,10 +2,15 @@
 // file — GetCommand, HeadCommand, SendCommand, UploadCommand, DownloadCommand, ServeCommand, DemoCommand —
 // is a thin layer over one library call, so its source doubles as example code.
 
+import HTTPWire
+import HTTPWireCodec
+
 /// Runs wire's commands. Failures are thrown; main.swift turns them into a stderr line and an exit code.
 enum Commands {
     /// Runs `command` to completion. Cancelling the task (Ctrl-C) ends it with `CancellationError`.
-    static func run(_ command: ParsedCommand) async throws {
+    static func run(_ parsed: ParsedCommand) async throws {
+        var command = parsed
+        if command.remoteName { command.output = try remoteFileName(command.urls[0]) }
         switch command.command {
         case .get: try await GetCommand.run(command)
         case .head: try await HeadCommand.run(command)
@@ -17,5 +22,23 @@ enum Commands {
         case .download: try await DownloadCommand.run(command)
         case .demo: try await DemoCommand.run(command)
         }
+    }
+
+    /// `-O`: the URL's last path segment, percent-decoded and made safe as a file name (no `/`, no `..`, no
+    /// control characters: the rule downloads use for a name a server suggests), in the current directory.
+    /// A URL whose path ends in `/` names no file: curl refuses it too.
+    static func remoteFileName(_ url: String) throws -> String {
+        let target: TargetURL
+        do {
+            target = try TargetURL(url)
+        } catch {
+            throw HTTPWireError.invalidURL("\(error)")
+        }
+        guard let segment = target.lastPathSegment, let name = ContentDisposition.sanitizedFileName(segment) else {
+            throw UsageError(
+                message: "-O needs a URL whose path ends in a file name, not \"\(url)\"; use -o FILE",
+                command: nil, suggestsHelp: false)
+        }
+        return name
     }
 }

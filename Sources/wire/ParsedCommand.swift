@@ -130,6 +130,9 @@ struct ParsedCommand: Equatable, Sendable {
     var userAgent: String?
     /// `-e URL`: the Referer to send.
     var referer: String?
+    /// `-O`: the body goes to a file named as the URL's last path segment; `Commands.run` turns it into
+    /// `output` (the parser never parses a URL).
+    var remoteName = false
 
     /// Whether failures are reported on stderr: always, unless `-s` without `-S`.
     var showsErrors: Bool { !silent || showError }

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// and -w after a failure — parsed in-process, then run
+// -O, and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -215,6 +215,37 @@ import Testing
             let head = try #require(server.requestLog.last)
             #expect(head.fields["Content-Type"] == nil)
             #expect(head.fields["Content-Length"] == String(bytes.count))
+        }
+    }
+
+    @Test("-O names the file after the URL's last path segment, decoded and made safe; one URL, not with -o")
+    func remoteNameRules() throws {
+        #expect(try parsedCommand(["get", "-sO", "u"]).remoteName)
+        #expect(usageMessage(["get", "-O", "-o", "f", "u"]) == "use either -o or -O, not both")
+        #expect(usageMessage(["get", "-O", "u", "v"]) == "-O saves one URL; for several, use wire download URL...")
+        #expect(usageMessage(["download", "-O", "u"]) == "option -O does not apply to wire download")
+        #expect(try Commands.remoteFileName("http://h/a/b%20c.txt?q=1#f") == "b c.txt")
+        #expect(try Commands.remoteFileName("https://h/report") == "report")
+        for url in ["http://h/", "http://h", "http://h/a/..", "http://h/%2E%2E"] {
+            #expect(throws: UsageError.self, "\(url)") { try Commands.remoteFileName(url) }
+        }
+        // A decoded slash cannot make the name a path.
+        let name = try? Commands.remoteFileName("http://h/..%2F..%2Fetc%2Fpasswd")
+        #expect(name.map { !$0.contains("/") } ?? true)
+        #expect(throws: HTTPWireError.self) { try Commands.remoteFileName("not a url") }
+    }
+
+    @Test("get -O saves the body in the current directory under the URL's name", .timeLimit(.scaledMinutes(1)))
+    func remoteName() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wire-O-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await withFixtureServer { server in
+            let result = try await WireProcess.run(["get", "-sO", server.baseURL + "bytes/4321?seed=7"], in: directory)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.outputBytes.isEmpty)
+            let saved = try #require(FileManager.default.contents(atPath: directory + "/4321"))
+            #expect(saved.count == 4321)
         }
     }
 }
