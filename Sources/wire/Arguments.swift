@@ -5,6 +5,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// A command-line mistake. wire prints `wire: error: <message>`, then a line pointing at the right help
 /// text when `suggestsHelp` is set, and exits 2 as curl does for bad usage.
@@ -238,6 +239,9 @@ private struct CommandParser {
         case .userAgent: parsed.userAgent = try value()
         case .referer: parsed.referer = try value()
         case .remoteName: parsed.remoteName = true
+        case .resolve:
+            let (key, addresses) = try resolveEntry(try value())
+            parsed.resolve[key] = addresses
         // Usually answered by Arguments.parse before a CommandParser exists; see `helpRequested`.
         case .help: helpRequested = true
         }
@@ -299,6 +303,35 @@ private struct CommandParser {
         }
         if text.contains("@") { throw error("--data-urlencode NAME@FILE is not supported; use -d @FILE") }
         return PercentEncoding.encode(text, for: .form)
+    }
+
+    /// `--resolve HOST:PORT:ADDR[,ADDR...]` (curl's syntax; an IPv6 HOST or ADDR in brackets): the
+    /// `"host:port"` key and the addresses, each checked to be an IP literal here, since a name would need
+    /// the DNS lookup the option exists to skip. curl's `+`/`-` prefixes and `*` host are not supported.
+    private func resolveEntry(_ text: String) throws(UsageError) -> (String, [String]) {
+        let bad = error("--resolve needs HOST:PORT:ADDRESS[,ADDRESS...] with IP addresses, not \"\(text)\"")
+        var rest = Substring(text)
+        let host: Substring
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { throw bad }
+            host = rest[...close]
+            rest = rest[rest.index(after: close)...]
+        } else {
+            host = rest.prefix { $0 != ":" }
+            rest = rest.dropFirst(host.count)
+        }
+        let parts = rest.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard !host.isEmpty, host != "*", !host.hasPrefix("+"), !host.hasPrefix("-"), parts.count == 3,
+            parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port)
+        else { throw bad }
+        var addresses: [String] = []
+        for piece in parts[2].split(separator: ",") {
+            let bare = piece.hasPrefix("[") && piece.hasSuffix("]") ? piece.dropFirst().dropLast() : piece
+            guard Resolver.literalAddress(host: String(bare), port: port) != nil else { throw bad }
+            addresses.append(String(bare))
+        }
+        guard !addresses.isEmpty else { throw bad }
+        return ("\(host.lowercased()):\(port)", addresses)
     }
 
     /// `-X METHOD`: a token (RFC 9110 §9.1), sent as typed (methods are case-sensitive).

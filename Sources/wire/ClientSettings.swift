@@ -34,6 +34,7 @@ enum ClientSettings {
         // -k: no certificate or name check (RFC 9110 §4.3.4 is then not met: any interceptor is "the
         // server"). Pins given with --pinnedpubkey are still checked.
         if command.insecure { configuration.tls.verifiesPeer = false }
+        configuration.addressOverrides = command.resolve
         // --retry N: a download retries its own attempts (resuming from the bytes on disk, DownloadOptions);
         // every other command through the client's policy.
         if command.command != .download { configuration.retry = retryPolicy(for: command) }

@@ -11,7 +11,7 @@ enum CommandOption: CaseIterable {
     case proxy, noProxy, proxyUser, pinnedPublicKey
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
-    case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName
+    case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -34,6 +34,7 @@ enum CommandOption: CaseIterable {
         case .dataRaw: return ["--data-raw"]
         case .uploadFile: return ["-T", "--upload-file"]
         case .remoteName: return ["-O", "--remote-name"]
+        case .resolve: return ["--resolve"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -97,6 +98,7 @@ enum CommandOption: CaseIterable {
         case .cookieJar: return "FILE"
         case .userAgent: return "TEXT"
         case .referer: return "URL"
+        case .resolve: return "HOST:PORT:ADDR[,ADDR...]"
         }
     }
 
@@ -154,6 +156,7 @@ enum CommandOption: CaseIterable {
         case .userAgent: return "send TEXT as User-Agent instead of wire/VERSION (\"\" sends none)"
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
+        case .resolve: return "connect to ADDR for HOST:PORT instead of asking DNS; Host and TLS keep HOST (repeatable)"
         case .remoteName:
             return "write the body to a file in the current directory named as the URL's last path segment"
         case .uploadFile: return "send FILE's bytes as the body, streamed, with no Content-Type (curl -T; put, or post)"
@@ -170,7 +173,7 @@ enum CommandOption: CaseIterable {
         case .include: return requests.subtracting([.head, .download])
         case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects, .user, .location, .retry:
             return requests
-        case .silent, .showError, .insecure, .userAgent, .referer: return requests
+        case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]

@@ -130,6 +130,8 @@ struct ParsedCommand: Equatable, Sendable {
     var userAgent: String?
     /// `-e URL`: the Referer to send.
     var referer: String?
+    /// `--resolve HOST:PORT:ADDR,...`, as `ClientConfiguration.addressOverrides`: `"host:port"` to literals.
+    var resolve: [String: [String]] = [:]
     /// `-O`: the body goes to a file named as the URL's last path segment; `Commands.run` turns it into
     /// `output` (the parser never parses a URL).
     var remoteName = false

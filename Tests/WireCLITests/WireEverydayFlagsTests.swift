@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, and -w after a failure — parsed in-process, then run
+// -O, --resolve, and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -246,6 +246,36 @@ import Testing
             #expect(result.outputBytes.isEmpty)
             let saved = try #require(FileManager.default.contents(atPath: directory + "/4321"))
             #expect(saved.count == 4321)
+        }
+    }
+
+    @Test("--resolve reads curl's HOST:PORT:ADDR[,ADDR]; addresses must be IP literals")
+    func resolveParsing() throws {
+        let parsed = try parsedCommand([
+            "get", "--resolve", "API.example.test:443:127.0.0.1,[::1]", "--resolve", "[::1]:8443:::1", "u",
+        ])
+        #expect(parsed.resolve == ["api.example.test:443": ["127.0.0.1", "::1"], "[::1]:8443": ["::1"]])
+        #expect(ClientSettings.configuration(for: parsed).addressOverrides == parsed.resolve)
+        for bad in [
+            "h:443:localhost", "h:443:", "h:0:127.0.0.1", "h:x:127.0.0.1", "h:127.0.0.1", "*:443:127.0.0.1",
+            "+h:443:127.0.0.1", ":443:127.0.0.1", "[::1:443:::1",
+        ] {
+            #expect(usageMessage(["get", "--resolve", bad, "u"])?.hasPrefix("--resolve needs") == true, "\(bad)")
+        }
+    }
+
+    @Test(
+        "--resolve sends a name DNS does not know to a local server; Host keeps the name", .timeLimit(.scaledMinutes(1))
+    )
+    func resolve() async throws {
+        try await withFixtureServer { server in
+            let url = "http://api.example.test:\(server.port)/json"
+            let result = try await WireProcess.run([
+                "get", "--resolve", "api.example.test:\(server.port):127.0.0.1", url,
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("hello from the HTTPWire fixture server"))
+            #expect(server.requestLog.last?.fields["Host"] == "api.example.test:\(server.port)")
         }
     }
 }

@@ -46,6 +46,22 @@ public struct ClientConfiguration: Sendable {
     /// settings by default. ``ProxyConfiguration/none`` for never.
     public var proxy = ProxyConfiguration.environment
 
+    /// Addresses to connect to instead of asking DNS, keyed by `"host:port"` — curl's `--resolve`. The
+    /// request still names the URL's host: in `Host`, in TLS's SNI and in the certificate check (RFC 9110
+    /// §4.3.4), so a test can send `https://api.example.test/` to a local server that holds that name's
+    /// certificate, and a production URL can be pinned to one machine of a cluster.
+    ///
+    /// ```swift
+    /// configuration.addressOverrides["api.example.test:443"] = ["127.0.0.1", "::1"]
+    /// ```
+    ///
+    /// Keys are the URL's host (case does not matter; an IPv6 literal in brackets, `"[::1]:8443"`) and
+    /// port, the default port included. Values are IPv4 or IPv6 literals, tried in order as DNS answers are
+    /// (Happy Eyeballs, RFC 8305); a value that is not one fails the request with
+    /// ``HTTPWireError/couldNotResolveHost(_:)``. Connections through a proxy are not affected: the proxy
+    /// resolves the name. Default empty.
+    public var addressOverrides: [String: [String]] = [:]
+
     /// The most bytes ``HTTPClient/send(_:)`` collects into memory for one body. Default 64 MiB: large
     /// enough for any JSON document, small enough that a hostile endless body cannot exhaust memory. Use
     /// ``HTTPClient/stream(_:)`` or a download for larger bodies.

@@ -60,7 +60,7 @@ public final class HTTPClient: Sendable {
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
-            tls: configuration.tls.transportSettings,
+            tls: configuration.tls.transportSettings, addressOverrides: configuration.addressOverrides,
             onConnect: { connection in
                 logger?(HTTPLogEvent(kind: .connected, text: "* connected to \(connection.origin)"))
             })

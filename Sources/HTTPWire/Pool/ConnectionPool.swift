@@ -65,13 +65,16 @@ package final class ConnectionPool: Sendable {
     /// that failure belongs to the request that needed TLS, not to creating a client).
     private let tlsContext = LockedState<TLSContext?>(nil)
     private let connectTimeout: Duration
+    /// `ClientConfiguration.addressOverrides`, keys lowercased: the literals a direct connection to
+    /// `host:port` dials instead of DNS's answer.
+    private let addressOverrides: [String: [String]]
     private let idleTimeout: Duration
     private let onConnect: (@Sendable (PooledConnection) -> Void)?
 
     /// A pool with the client's limits and TLS settings.
     package init(
         limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSClientSettings,
-        onConnect: (@Sendable (PooledConnection) -> Void)? = nil
+        addressOverrides: [String: [String]] = [:], onConnect: (@Sendable (PooledConnection) -> Void)? = nil
     ) {
         let configuration = PoolStateMachine.Configuration(
             maxConnectionsPerOrigin: limits.maxConnectionsPerOrigin,
@@ -79,6 +82,8 @@ package final class ConnectionPool: Sendable {
         self.state = LockedState(State(machine: PoolStateMachine(configuration: configuration)))
         self.tlsSettings = tls
         self.connectTimeout = connectTimeout
+        self.addressOverrides = Dictionary(
+            addressOverrides.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.idleTimeout = limits.idleTimeout
         self.onConnect = onConnect
     }
@@ -333,6 +338,14 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Opening
 
+    /// The literals a direct connection to `origin` dials instead of DNS's answer, if the configuration
+    /// names any for its `host:port`. A proxied origin has none: the proxy resolves the name.
+    private func addressOverride(for origin: OriginKey) -> [String]? {
+        guard !addressOverrides.isEmpty, origin.proxy == nil else { return nil }
+        let host = origin.host.contains(":") ? "[\(origin.host)]" : origin.host
+        return addressOverrides["\(host.lowercased()):\(origin.port)"]
+    }
+
     /// Opens connection `id` and reports the outcome to the machine.
     private func open(_ id: PoolStateMachine.ConnectionID, origin: OriginKey, timeout: Duration) async {
         do {
@@ -340,7 +353,8 @@ package final class ConnectionPool: Sendable {
             let connection: PooledConnection
             do {
                 connection = try await PooledConnection.open(
-                    id: id, origin: origin, tls: tls, deadline: .after(timeout))
+                    id: id, origin: origin, tls: tls, addressOverride: addressOverride(for: origin),
+                    deadline: .after(timeout))
             } catch let error as TransportError {
                 throw HTTPWireError(error, phase: .connect)
             }

@@ -56,10 +56,12 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// (`TransportError`; the pool translates them) and, for a proxy, `HTTPWireError`s already translated:
     /// `couldNotResolveProxy` (exit 5), `proxyAuthenticationRequired`, `proxyTunnelFailed`.
     package static func open(
-        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, deadline: Deadline
+        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, addressOverride: [String]? = nil,
+        deadline: Deadline
     ) async throws -> PooledConnection {
         var timings = ConnectionTimings(startNanoseconds: Deadline.nowNanoseconds())
-        let socket = try await connectedSocket(to: origin, deadline: deadline, timings: &timings)
+        let socket = try await connectedSocket(
+            to: origin, addressOverride: addressOverride, deadline: deadline, timings: &timings)
         switch origin.scheme {
         case .http:
             return PooledConnection(id: id, origin: origin, stream: socket, socket: socket, timings: timings)
@@ -79,10 +81,15 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// `timings` gets the instants the name was resolved and the socket connected (through a proxy: the
     /// proxy's name and the end of the tunnel's set-up).
     private static func connectedSocket(
-        to origin: OriginKey, deadline: Deadline, timings: inout ConnectionTimings
+        to origin: OriginKey, addressOverride: [String]?, deadline: Deadline, timings: inout ConnectionTimings
     ) async throws -> TCPSocket {
         guard let proxy = origin.proxy else {
-            let addresses = try await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline)
+            let addresses: [SocketAddress]
+            if let addressOverride {
+                addresses = try overriddenAddresses(addressOverride, for: origin)
+            } else {
+                addresses = try await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline)
+            }
             timings.resolvedNanoseconds = Deadline.nowNanoseconds()
             let socket = try await TCPSocket.connect(
                 toAddresses: addresses, host: origin.host, port: origin.port, deadline: deadline)
@@ -118,6 +125,23 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         }
         timings.connectedNanoseconds = Deadline.nowNanoseconds()
         return socket
+    }
+
+    /// `ClientConfiguration.addressOverrides`' literals for `origin` (brackets around IPv6 allowed, as in a
+    /// URL), in the order given; a value that is not a literal fails as an unresolvable name would (curl's
+    /// exit 6).
+    private static func overriddenAddresses(_ literals: [String], for origin: OriginKey) throws -> [SocketAddress] {
+        var addresses: [SocketAddress] = []
+        for literal in literals {
+            let bare =
+                literal.hasPrefix("[") && literal.hasSuffix("]") ? String(literal.dropFirst().dropLast()) : literal
+            guard let address = Resolver.literalAddress(host: bare, port: origin.port) else {
+                throw TransportError.couldNotResolve(host: origin.host)
+            }
+            addresses.append(address)
+        }
+        guard !addresses.isEmpty else { throw TransportError.couldNotResolve(host: origin.host) }
+        return addresses
     }
 
     /// Checks an idle connection before reuse: it must be open, with nothing received since the last
