@@ -167,6 +167,8 @@ private struct CommandParser {
         case .include: parsed.include = true
         case .verbose: parsed.verbose = true
         case .fail: parsed.fail = true
+        case .failWithBody: parsed.failWithBody = true
+        case .http11: break  // the only version wire speaks
         case .compressed: parsed.compressed = true
         case .timeout: parsed.timeoutSeconds = try seconds(try value(), spelling)
         case .connectTimeout: parsed.connectTimeoutSeconds = try seconds(try value(), spelling)
@@ -290,6 +292,7 @@ private struct CommandParser {
             // curl wants one -O per URL; wire download saves many URLs, each under its own name.
             if parsed.urls.count > 1 { throw error("-O saves one URL; for several, use wire download URL...") }
         }
+        if parsed.fail && parsed.failWithBody { throw error("use either -f or --fail-with-body, not both") }
         if parsed.silent && parsed.progress == nil { parsed.progress = false }
     }
 

@@ -178,6 +178,12 @@ enum ClientSettings {
         if command.fail && status.rawValue >= 400 { throw HTTPWireError.httpStatus(status.rawValue) }
     }
 
+    /// With `--fail-with-body`, a status of 400 or more ends the command with exit 22 after the body was
+    /// written (curl 7.76's option: the error page is often what explains the failure).
+    static func checkAfterBody(_ status: Status, for command: ParsedCommand) throws {
+        if command.failWithBody && status.rawValue >= 400 { throw HTTPWireError.httpStatus(status.rawValue) }
+    }
+
     /// One `-v` log event as curl shows it on stderr: `> ` before request-head lines, `< ` before
     /// response-head lines, and the client's own `* ` notes as they are. Credentials arrive redacted.
     @Sendable static func verboseLine(_ event: HTTPLogEvent) {

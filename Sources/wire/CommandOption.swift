@@ -12,6 +12,7 @@ enum CommandOption: CaseIterable {
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
+    case failWithBody, http11
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -25,7 +26,7 @@ enum CommandOption: CaseIterable {
         case .connectTimeout: return ["--connect-timeout"]
         case .caFile: return ["--cacert"]
         case .maxRedirects: return ["--max-redirects"]
-        case .progress: return ["--progress"]
+        case .progress: return ["-#", "--progress", "--progress-bar"]
         case .noProgress: return ["--no-progress"]
         case .parallel: return ["--parallel"]
         case .json: return ["--json"]
@@ -35,6 +36,9 @@ enum CommandOption: CaseIterable {
         case .uploadFile: return ["-T", "--upload-file"]
         case .remoteName: return ["-O", "--remote-name"]
         case .resolve: return ["--resolve"]
+        case .failWithBody: return ["--fail-with-body"]
+        // Accepted so scripts written for curl run unchanged: wire speaks HTTP/1.1 only.
+        case .http11: return ["--http1.1"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -84,7 +88,7 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location, .compressed, .silent, .showError, .insecure, .remoteName:
+            .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -156,6 +160,8 @@ enum CommandOption: CaseIterable {
         case .userAgent: return "send TEXT as User-Agent instead of wire/VERSION (\"\" sends none)"
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
+        case .failWithBody: return "like -f (exit 22 when the status is 400 or more), but the body is written first"
+        case .http11: return "speak HTTP/1.1 (accepted for curl's spelling: wire speaks nothing else)"
         case .resolve: return "connect to ADDR for HOST:PORT instead of asking DNS; Host and TLS keep HOST (repeatable)"
         case .remoteName:
             return "write the body to a file in the current directory named as the URL's last path segment"
@@ -171,7 +177,8 @@ enum CommandOption: CaseIterable {
         case .output, .progress, .noProgress: return requests.subtracting([.head])
         // A download's body goes to its file alone; a head printed into it would corrupt it.
         case .include: return requests.subtracting([.head, .download])
-        case .header, .verbose, .fail, .timeout, .connectTimeout, .caFile, .maxRedirects, .user, .location, .retry:
+        case .header, .verbose, .fail, .failWithBody, .http11, .timeout, .connectTimeout, .caFile, .maxRedirects, .user,
+            .location, .retry:
             return requests
         case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
         case .writeOut: return requests.subtracting([.download])

@@ -65,6 +65,7 @@ enum GetCommand {
                 bar?.update(transferred: received)
             }
             bar?.finish()
+            try ClientSettings.checkAfterBody(response.status, for: command)
         } catch {
             throw ClientSettings.failed(error, after: response, for: command, into: output)
         }
@@ -90,6 +91,7 @@ enum GetCommand {
                     fields: response.fields, for: command)
                 try output.write(response.body)
                 try ClientSettings.writeOut(response, for: command, into: output)
+                try ClientSettings.checkAfterBody(response.status, for: command)
             },
             written: { window.written(upTo: $0) })
         try await withTaskCancellationHandler {

@@ -18,15 +18,16 @@ enum HeadCommand {
                         throw ClientSettings.noAnswer(error, url: url, for: command, into: output)
                     }
                     do {
-                        try ClientSettings.check(response.status, for: command)
-                    } catch {
                         // --fail: no head printed, but the -w report still comes, as curl's does.
+                        try ClientSettings.check(response.status, for: command)
+                        try output.write(
+                            text: HeadText.lines(
+                                version: response.version, status: response.status, reason: response.reason,
+                                fields: response.fields))
+                        try ClientSettings.checkAfterBody(response.status, for: command)
+                    } catch {
                         throw ClientSettings.failed(error, after: response, for: command, into: output)
                     }
-                    try output.write(
-                        text: HeadText.lines(
-                            version: response.version, status: response.status, reason: response.reason,
-                            fields: response.fields))
                     try ClientSettings.writeOut(response, for: command, into: output)
                 }
             }

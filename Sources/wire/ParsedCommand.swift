@@ -49,6 +49,8 @@ struct ParsedCommand: Equatable, Sendable {
     var include = false
     var verbose = false
     var fail = false
+    /// `--fail-with-body`: as `fail`, after the body has been written.
+    var failWithBody = false
     /// `--compressed`: offer gzip and deflate and decode them (off by default, as in curl).
     var compressed = false
     var timeoutSeconds: Double?

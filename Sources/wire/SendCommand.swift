@@ -51,6 +51,7 @@ enum SendCommand {
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
                     for try await piece in response.body { try output.write(piece) }
+                    try ClientSettings.checkAfterBody(response.status, for: command)
                 } catch {
                     throw ClientSettings.failed(error, after: response, for: command, into: output)
                 }

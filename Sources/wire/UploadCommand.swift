@@ -54,6 +54,7 @@ enum UploadCommand {
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
                     try output.write(response.body)
+                    try ClientSettings.checkAfterBody(response.status, for: command)
                 } catch {
                     throw ClientSettings.failed(error, after: response, for: command, into: output)
                 }

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, and -w after a failure — parsed in-process, then run
+// -O, --resolve, --fail-with-body, -#, --http1.1, and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -276,6 +276,28 @@ import Testing
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput.contains("hello from the HTTPWire fixture server"))
             #expect(server.requestLog.last?.fields["Host"] == "api.example.test:\(server.port)")
+        }
+    }
+
+    @Test("--fail-with-body writes the error page, then exits 22; -# and --http1.1 are accepted")
+    func failWithBody() async throws {
+        #expect(try parsedCommand(["get", "-#", "--http1.1", "u"]).progress == true)
+        #expect(usageMessage(["get", "-f", "--fail-with-body", "u"]) == "use either -f or --fail-with-body, not both")
+        try await withFixtureServer { server in
+            let page = try await WireProcess.run([
+                "get", "--fail-with-body", server.baseURL + "status/404", "-w", "|%{http_code}",
+            ])
+            #expect(page.status == 22)
+            let fixture = try await WireProcess.run(["get", server.baseURL + "status/404"])
+            #expect(fixture.status == 0)
+            #expect(page.standardOutput == fixture.standardOutput + "|404", "the body, then the report")
+            #expect(page.standardError.hasPrefix("wire: error: "))
+            let posted = try await WireProcess.run([
+                "post", "--fail-with-body", "-d", "a", server.baseURL + "status/500",
+            ])
+            #expect(posted.status == 22)
+            let fine = try await WireProcess.run(["get", "--fail-with-body", server.baseURL + "bytes/10"])
+            #expect(fine.status == 0 && fine.outputBytes.count == 10)
         }
     }
 }
