@@ -52,6 +52,27 @@ package enum FileSystem {
         }
     }
 
+    /// mkdir(2) of `path` and of every missing directory above it (`mkdir -p`), with mode 0755 less the
+    /// umask. A component that already exists as a directory is not an error; one that exists as anything
+    /// else fails with `EEXIST`/`ENOTDIR` from the call that met it.
+    package static func createDirectories(_ path: String) throws(TransportError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            defer { prefix += "/" }
+            if component == "." || component == ".." { continue }
+            do throws(SystemCallError) {
+                _ = try Syscall.runOnce("mkdir") { mkdir(prefix, 0o755) }
+            } catch let error where error.errno == EEXIST {
+                guard let existing = try status(ofPath: prefix), existing.isDirectory else {
+                    throw .fileWriteFailed(call: "mkdir", path: prefix, errno: ENOTDIR)
+                }
+            } catch {
+                throw .fileWriteFailed(call: "mkdir", path: prefix, errno: error.errno)
+            }
+        }
+    }
+
     /// The whole contents of a small file, at most `limit` bytes (more is `EFBIG`); nil when it does not
     /// exist.
     package static func contents(ofPath path: String, limit: Int) throws(TransportError) -> [UInt8]? {

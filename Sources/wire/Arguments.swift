@@ -241,6 +241,7 @@ private struct CommandParser {
         case .userAgent: parsed.userAgent = try value()
         case .referer: parsed.referer = try value()
         case .remoteName: parsed.remoteName = true
+        case .createDirs: parsed.createDirs = true
         case .resolve:
             let (key, addresses) = try resolveEntry(try value())
             parsed.resolve[key] = addresses

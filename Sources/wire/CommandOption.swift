@@ -12,7 +12,7 @@ enum CommandOption: CaseIterable {
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
-    case failWithBody, http11
+    case failWithBody, http11, createDirs
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -39,6 +39,7 @@ enum CommandOption: CaseIterable {
         case .failWithBody: return ["--fail-with-body"]
         // Accepted so scripts written for curl run unchanged: wire speaks HTTP/1.1 only.
         case .http11: return ["--http1.1"]
+        case .createDirs: return ["--create-dirs"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -88,7 +89,7 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11:
+            .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -161,6 +162,7 @@ enum CommandOption: CaseIterable {
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
         case .failWithBody: return "like -f (exit 22 when the status is 400 or more), but the body is written first"
+        case .createDirs: return "create the directories -o, -O or --dir name when they are missing (mode 0755)"
         case .http11: return "speak HTTP/1.1 (accepted for curl's spelling: wire speaks nothing else)"
         case .resolve: return "connect to ADDR for HOST:PORT instead of asking DNS; Host and TLS keep HOST (repeatable)"
         case .remoteName:
@@ -191,6 +193,7 @@ enum CommandOption: CaseIterable {
         case .uploadFile: return [.post, .put]
         // wire download names its file from the URL (or the server's Content-Disposition) already.
         case .remoteName: return [.get, .post, .put, .delete, .upload]
+        case .createDirs: return requests.subtracting([.head])
         case .form: return [.upload]
         case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:
             return [.download]

@@ -4,6 +4,7 @@
 
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 /// Runs wire's commands. Failures are thrown; main.swift turns them into a stderr line and an exit code.
 enum Commands {
@@ -11,6 +12,7 @@ enum Commands {
     static func run(_ parsed: ParsedCommand) async throws {
         var command = parsed
         if command.remoteName { command.output = try remoteFileName(command.urls[0]) }
+        if command.createDirs { try await createDirectories(for: command) }
         switch command.command {
         case .get: try await GetCommand.run(command)
         case .head: try await HeadCommand.run(command)
@@ -21,6 +23,19 @@ enum Commands {
         case .upload: try await UploadCommand.run(command)
         case .download: try await DownloadCommand.run(command)
         case .demo: try await DemoCommand.run(command)
+        }
+    }
+
+    /// `--create-dirs`: the directory `-o FILE` (or `-O`'s name) goes into, or `--dir DIR`, with every missing
+    /// one above it, made on the disk worker (mkdir may block on the disk). A failure is exit 23, as
+    /// curl's "could not create directory".
+    static func createDirectories(for command: ParsedCommand) async throws {
+        let directory = command.directory ?? command.output.map(FileSystem.directoryName(of:))
+        guard let directory, directory != "." else { return }
+        do {
+            try await BlockingWorker.shared.run { try FileSystem.createDirectories(directory) }
+        } catch let TransportError.fileWriteFailed(_, path, code) {
+            throw HTTPWireError.localWriteFailed(path: path, errno: code)
         }
     }
 

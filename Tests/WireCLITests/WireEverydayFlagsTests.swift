@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --fail-with-body, -#, --http1.1, and -w after a failure — parsed in-process, then run
+// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -298,6 +298,25 @@ import Testing
             #expect(posted.status == 22)
             let fine = try await WireProcess.run(["get", "--fail-with-body", server.baseURL + "bytes/10"])
             #expect(fine.status == 0 && fine.outputBytes.count == 10)
+        }
+    }
+
+    @Test(
+        "--create-dirs makes the missing directories of -o and --dir; without it, exit 23",
+        .timeLimit(.scaledMinutes(1)))
+    func createDirs() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wire-dirs-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await withFixtureServer { server in
+            let url = server.baseURL + "bytes/100"
+            let missing = try await WireProcess.run(["get", "-s", url, "-o", root + "/a/b/out"])
+            #expect(missing.status == 23)
+            let made = try await WireProcess.run(["get", "--create-dirs", url, "-o", root + "/a/b/out"])
+            #expect(made.status == 0, "\(made.standardError)")
+            #expect(FileManager.default.contents(atPath: root + "/a/b/out")?.count == 100)
+            let downloaded = try await WireProcess.run(["download", "--create-dirs", url, "--dir", root + "/d/e"])
+            #expect(downloaded.status == 0, "\(downloaded.standardError)")
+            #expect(FileManager.default.contents(atPath: root + "/d/e/100")?.count == 100)
         }
     }
 }
