@@ -5,7 +5,6 @@
 
 import HTTPWire
 import HTTPWireCodec
-import HTTPWireTransport
 
 /// A command-line mistake. wire prints `wire: error: <message>`, then a line pointing at the right help
 /// text when `suggestsHelp` is set, and exits 2 as curl does for bad usage.
@@ -242,6 +241,7 @@ private struct CommandParser {
         case .referer: parsed.referer = try value()
         case .remoteName: parsed.remoteName = true
         case .createDirs: parsed.createDirs = true
+        case .dumpHeader: parsed.dumpHeader = try value()
         case .resolve:
             let (key, addresses) = try resolveEntry(try value())
             parsed.resolve[key] = addresses
@@ -330,12 +330,27 @@ private struct CommandParser {
         else { throw bad }
         var addresses: [String] = []
         for piece in parts[2].split(separator: ",") {
-            let bare = piece.hasPrefix("[") && piece.hasSuffix("]") ? piece.dropFirst().dropLast() : piece
-            guard Resolver.literalAddress(host: String(bare), port: port) != nil else { throw bad }
-            addresses.append(String(bare))
+            guard let address = Self.ipLiteral(piece) else { throw bad }
+            addresses.append(address)
         }
         guard !addresses.isEmpty else { throw bad }
         return ("\(host.lowercased()):\(port)", addresses)
+    }
+
+    /// `text` (brackets around IPv6 allowed) as an IPv4 or IPv6 literal in the form a URL's host takes, or
+    /// nil for a name or anything else. The URL parser does the reading, so this file needs no socket API
+    /// (the fuzz target builds it without the transport).
+    static func ipLiteral(_ text: Substring) -> String? {
+        let bare = text.hasPrefix("[") && text.hasSuffix("]") ? text.dropFirst().dropLast() : text
+        guard !bare.isEmpty, !bare.contains(where: { "/?#@[]%".contains($0) }) else { return nil }
+        guard let url = try? TargetURL(bare.contains(":") ? "http://[\(bare)]/" : "http://\(bare)/") else {
+            return nil
+        }
+        let host = url.host
+        let isIPv4 =
+            host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+            && host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
+        return host.contains(":") || isIPv4 ? host : nil
     }
 
     /// `-X METHOD`: a token (RFC 9110 §9.1), sent as typed (methods are case-sensitive).

@@ -32,10 +32,43 @@ final class BodyOutput {
     private var buffer: [UInt8] = []
     private var lastWrite = ContinuousClock.now
 
+    /// Where `-D` sends each response head: nowhere, into this output ahead of the body (`-D -` with the
+    /// body on standard output, so the two keep their order), or to an output of its own.
+    private enum HeadDump {
+        case none, inline
+        case separate(BodyOutput)
+    }
+    private var headDump = HeadDump.none
+
     /// An output to `path` (created or truncated on first use), or to standard output when nil.
     init(path: String?) {
         self.path = path
         buffer.reserveCapacity(Self.bufferCapacity)
+    }
+
+    /// The output of `command`'s bodies (`-o`, else standard output), with `-D`'s head dump attached.
+    convenience init(for command: ParsedCommand) {
+        self.init(path: command.output)
+        switch command.dumpHeader {
+        case nil: headDump = .none
+        case "-" where command.output == nil: headDump = .inline
+        case let dump?: headDump = .separate(BodyOutput(path: dump == "-" ? nil : dump))
+        }
+    }
+
+    /// `-D`: the head as it came on the wire — status line, fields, CRLF after each and an empty line
+    /// (RFC 9112 §2.1), as curl's `--dump-header` writes it.
+    func dumpHead(version: HTTPVersion, status: Status, reason: String, fields: HTTPFields) throws(HTTPWireError) {
+        if case .none = headDump { return }
+        let text =
+            HeadText.lines(version: version, status: status, reason: reason, fields: fields, lineEnd: "\r\n") + "\r\n"
+        switch headDump {
+        case .none: return
+        case .inline: try write(text: text)
+        case .separate(let dump):
+            try dump.write(text: text)
+            try dump.flush()
+        }
     }
 
     /// How errors name this output: the path, or "standard output".
@@ -48,6 +81,7 @@ final class BodyOutput {
     func begin(
         version: HTTPVersion, status: Status, reason: String, fields: HTTPFields, for command: ParsedCommand
     ) throws {
+        try dumpHead(version: version, status: status, reason: reason, fields: fields)
         try ClientSettings.check(status, for: command)
         try open()
         if command.include {
@@ -97,6 +131,7 @@ final class BodyOutput {
     /// Flushes, then closes the file (standard output stays open for the process). Closing reports the
     /// errors a file system may defer until then (NFS, quotas).
     func close() throws(HTTPWireError) {
+        if case .separate(let dump) = headDump { try dump.close() }
         try flush()
         guard fd >= 0, fd != STDOUT_FILENO else { return }
         let descriptor = fd

@@ -12,7 +12,7 @@ enum CommandOption: CaseIterable {
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
-    case failWithBody, http11, createDirs
+    case failWithBody, http11, createDirs, dumpHeader
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -40,6 +40,7 @@ enum CommandOption: CaseIterable {
         // Accepted so scripts written for curl run unchanged: wire speaks HTTP/1.1 only.
         case .http11: return ["--http1.1"]
         case .createDirs: return ["--create-dirs"]
+        case .dumpHeader: return ["-D", "--dump-header"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -80,7 +81,7 @@ enum CommandOption: CaseIterable {
     var valueName: String? {
         switch self {
         case .header: return "\"Name: value\""
-        case .output, .caFile, .inputFile, .uploadFile: return "FILE"
+        case .output, .caFile, .inputFile, .uploadFile, .dumpHeader: return "FILE"
         case .timeout, .connectTimeout, .segmentProbe: return "S"
         case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data, .dataRaw: return "TEXT"
@@ -162,6 +163,7 @@ enum CommandOption: CaseIterable {
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
         case .failWithBody: return "like -f (exit 22 when the status is 400 or more), but the body is written first"
+        case .dumpHeader: return "write each response head to FILE as received, CRLFs and all (- for standard output)"
         case .createDirs: return "create the directories -o, -O or --dir name when they are missing (mode 0755)"
         case .http11: return "speak HTTP/1.1 (accepted for curl's spelling: wire speaks nothing else)"
         case .resolve: return "connect to ADDR for HOST:PORT instead of asking DNS; Host and TLS keep HOST (repeatable)"
@@ -194,6 +196,7 @@ enum CommandOption: CaseIterable {
         // wire download names its file from the URL (or the server's Content-Disposition) already.
         case .remoteName: return [.get, .post, .put, .delete, .upload]
         case .createDirs: return requests.subtracting([.head])
+        case .dumpHeader: return requests.subtracting([.download])
         case .form: return [.upload]
         case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:
             return [.download]

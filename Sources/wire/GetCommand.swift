@@ -14,7 +14,7 @@ import HTTPWireCodec
 /// Runs `wire get`.
 enum GetCommand {
     static func run(_ command: ParsedCommand) async throws {
-        let output = BodyOutput(path: command.output)
+        let output = BodyOutput(for: command)
         do {
             try await ClientSettings.withClient(for: command) { client in
                 if command.parallel > 1 && command.urls.count > 1 {

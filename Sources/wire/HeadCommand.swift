@@ -7,7 +7,8 @@ import HTTPWire
 /// Runs `wire head`.
 enum HeadCommand {
     static func run(_ command: ParsedCommand) async throws {
-        let output = BodyOutput(path: nil)
+        // The heads go to standard output; -o does not apply to head, so the command's output is that.
+        let output = BodyOutput(for: command)
         do {
             try await ClientSettings.withClient(for: command) { client in
                 for url in command.urls {
@@ -18,6 +19,9 @@ enum HeadCommand {
                         throw ClientSettings.noAnswer(error, url: url, for: command, into: output)
                     }
                     do {
+                        try output.dumpHead(
+                            version: response.version, status: response.status, reason: response.reason,
+                            fields: response.fields)
                         // --fail: no head printed, but the -w report still comes, as curl's does.
                         try ClientSettings.check(response.status, for: command)
                         try output.write(

@@ -134,6 +134,8 @@ struct ParsedCommand: Equatable, Sendable {
     var referer: String?
     /// `--resolve HOST:PORT:ADDR,...`, as `ClientConfiguration.addressOverrides`: `"host:port"` to literals.
     var resolve: [String: [String]] = [:]
+    /// `-D FILE`: where each response head is written as received (`-` for standard output).
+    var dumpHeader: String?
     /// `--create-dirs`: missing directories above `-o`/`-O`'s file, or `--dir` itself, are made first.
     var createDirs = false
     /// `-O`: the body goes to a file named as the URL's last path segment; `Commands.run` turns it into

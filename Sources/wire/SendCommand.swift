@@ -34,7 +34,7 @@ enum SendCommand {
         case nil:
             body = .empty
         }
-        let output = BodyOutput(path: command.output)
+        let output = BodyOutput(for: command)
         do {
             try await ClientSettings.withClient(for: command) { client in
                 let request = HTTPRequest(

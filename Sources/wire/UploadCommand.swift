@@ -29,7 +29,7 @@ enum UploadCommand {
         }
         let showsProgress = ProgressBar.isShown(
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
-        let output = BodyOutput(path: command.output)
+        let output = BodyOutput(for: command)
         do {
             try await ClientSettings.withClient(for: command) { client in
                 let upload = client.upload(form, to: command.urls[0], fields: ClientSettings.fields(for: command))

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, and -w after a failure — parsed in-process, then run
+// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, -D, and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -255,10 +255,16 @@ import Testing
             "get", "--resolve", "API.example.test:443:127.0.0.1,[::1]", "--resolve", "[::1]:8443:::1", "u",
         ])
         #expect(parsed.resolve == ["api.example.test:443": ["127.0.0.1", "::1"], "[::1]:8443": ["::1"]])
+        // Addresses come out as a URL's host spells them.
+        #expect(
+            try parsedCommand(["get", "--resolve", "h:80:[0:0::1],127.0.0.1", "u"]).resolve == [
+                "h:80": ["::1", "127.0.0.1"]
+            ])
         #expect(ClientSettings.configuration(for: parsed).addressOverrides == parsed.resolve)
         for bad in [
             "h:443:localhost", "h:443:", "h:0:127.0.0.1", "h:x:127.0.0.1", "h:127.0.0.1", "*:443:127.0.0.1",
-            "+h:443:127.0.0.1", ":443:127.0.0.1", "[::1:443:::1",
+            "+h:443:127.0.0.1", ":443:127.0.0.1", "[::1:443:::1", "h:443:1.2.3.4:80", "h:443:999.1.1.1",
+            "h:443:example.com", "h:443:1.2.3.4/x",
         ] {
             #expect(usageMessage(["get", "--resolve", bad, "u"])?.hasPrefix("--resolve needs") == true, "\(bad)")
         }
@@ -317,6 +323,45 @@ import Testing
             let downloaded = try await WireProcess.run(["download", "--create-dirs", url, "--dir", root + "/d/e"])
             #expect(downloaded.status == 0, "\(downloaded.standardError)")
             #expect(FileManager.default.contents(atPath: root + "/d/e/100")?.count == 100)
+        }
+    }
+
+    @Test("-D writes each head as received, CRLFs and all: to a file, or to standard output before its body")
+    func dumpHeader() async throws {
+        #expect(usageMessage(["download", "-D", "h.txt", "u"]) == "option -D does not apply to wire download")
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wire-D-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await withFixtureServer { server in
+            let toFile = try await WireProcess.run([
+                "get", "-D", root + "/heads", server.baseURL + "headers?X-One=1", "-o", root + "/body",
+            ])
+            #expect(toFile.status == 0, "\(toFile.standardError)")
+            let heads = String(
+                decoding: try #require(FileManager.default.contents(atPath: root + "/heads")), as: UTF8.self)
+            #expect(heads.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(heads.contains("\r\nX-One: 1\r\n"))
+            #expect(heads.hasSuffix("\r\n\r\n"))
+            #expect(toFile.standardOutput.isEmpty)
+
+            // Two URLs to standard output: each head comes right before its own body.
+            let inline = try await WireProcess.run([
+                "get", "-D", "-", server.baseURL + "headers?A=1", server.baseURL + "headers?B=2",
+            ])
+            #expect(inline.status == 0, "\(inline.standardError)")
+            let text = inline.standardOutput
+            let first = try #require(text.range(of: "A: 1\r\n"))
+            let second = try #require(text.range(of: "B: 2\r\n"))
+            #expect(first.upperBound < second.lowerBound)
+            #expect(text.components(separatedBy: "HTTP/1.1 200 OK\r\n").count == 3)
+
+            // --fail: the head is saved before the exit 22.
+            let failed = try await WireProcess.run(["get", "-f", "-D", root + "/failed", server.baseURL + "status/404"])
+            #expect(failed.status == 22)
+            let failedHead = FileManager.default.contents(atPath: root + "/failed").map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            #expect(failedHead?.hasPrefix("HTTP/1.1 404 Not Found\r\n") == true)
         }
     }
 }
