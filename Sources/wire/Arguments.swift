@@ -287,6 +287,14 @@ private struct CommandParser {
         }
         if parsed.dataInQuery, case .file? = parsed.body { throw error("-G cannot put -d @FILE in the query") }
         if command == .upload && parsed.form.isEmpty { throw error("wire upload needs at least one -F part") }
+        if (command == .post || command == .put) && !parsed.form.isEmpty {
+            guard parsed.body == nil && parsed.dataPieces.isEmpty else {
+                throw error("give one body: -F parts, or --data, --json or -T")
+            }
+            // A multipart body is what `wire upload` sends; the method stays the command's unless -X says.
+            parsed.method = parsed.method ?? command.rawValue.uppercased()
+            parsed.command = .upload
+        }
         if parsed.output != nil && parsed.directory != nil { throw error("use either -o or --dir, not both") }
         if parsed.remoteName {
             if parsed.output != nil { throw error("use either -o or -O, not both") }

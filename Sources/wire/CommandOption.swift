@@ -197,7 +197,8 @@ enum CommandOption: CaseIterable {
         case .remoteName: return [.get, .post, .put, .delete, .upload]
         case .createDirs: return requests.subtracting([.head])
         case .dumpHeader: return requests.subtracting([.download])
-        case .form: return [.upload]
+        // curl's -F makes a multipart POST; `wire post -F` and `wire put -F` run as `wire upload`.
+        case .form: return [.upload, .post, .put]
         case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:
             return [.download]
         case .port, .tls, .log: return [.serve]

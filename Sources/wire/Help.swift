@@ -65,8 +65,8 @@ enum Help {
         switch command {
         case .get: return "wire get URL [URL ...] [-o FILE] [--parallel N] [-G -d NAME=VALUE ...] [-I] [options]"
         case .head: return "wire head URL [options]"
-        case .post: return "wire post URL (--json TEXT | --data TEXT | --data @FILE) [options]"
-        case .put: return "wire put URL (--json TEXT | --data TEXT | --data @FILE) [options]"
+        case .post: return "wire post URL (--json TEXT | --data TEXT | --data @FILE | -T FILE | -F PART...) [options]"
+        case .put: return "wire put URL (--json TEXT | --data TEXT | --data @FILE | -T FILE | -F PART...) [options]"
         case .delete: return "wire delete URL [options]"
         case .upload: return "wire upload URL -F name=value -F name=@path[;type=MIME][;filename=NAME] ... [options]"
         case .download:

@@ -1,7 +1,8 @@
 // UploadCommand: `wire upload URL -F name=value -F name=@path[;type=MIME][;filename=NAME] ...` (edge
 // layer). One library call, `client.upload(form, to:)`: a multipart/form-data POST (RFC 7578) whose file
 // parts are streamed from disk with an exact Content-Length, while its progress stream drives the bar.
-// The response body goes to standard output (or -o), as for `wire post`.
+// The response body goes to standard output (or -o), as for `wire post`. `wire post -F` and `wire put -F`
+// (curl's spelling) run here too, with their method.
 
 import HTTPWire
 
@@ -32,7 +33,9 @@ enum UploadCommand {
         let output = BodyOutput(for: command)
         do {
             try await ClientSettings.withClient(for: command) { client in
-                let upload = client.upload(form, to: command.urls[0], fields: ClientSettings.fields(for: command))
+                let upload = client.upload(
+                    form, to: command.urls[0], method: ClientSettings.method(for: command, default: .post),
+                    fields: ClientSettings.fields(for: command))
                 let observer = Task {
                     var bar: LiveProgressBar?
                     for await progress in upload.progress where showsProgress {

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, -D, and -w after a failure — parsed in-process, then run
+// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -362,6 +362,27 @@ import Testing
                 String(decoding: $0, as: UTF8.self)
             }
             #expect(failedHead?.hasPrefix("HTTP/1.1 404 Not Found\r\n") == true)
+        }
+    }
+
+    @Test("post -F and put -F send a multipart body as wire upload does, with their own method")
+    func formOnPostAndPut() async throws {
+        let posted = try parsedCommand(["post", "-F", "a=1", "u"])
+        #expect(posted.command == .upload && posted.method == "POST" && posted.form.count == 1)
+        #expect(try parsedCommand(["put", "-F", "a=1", "u"]).method == "PUT")
+        #expect(try parsedCommand(["post", "-X", "PATCH", "-F", "a=1", "u"]).method == "PATCH")
+        #expect(
+            usageMessage(["post", "-F", "a=1", "-d", "x", "u"]) == "give one body: -F parts, or --data, --json or -T")
+        #expect(usageMessage(["get", "-F", "a=1", "u"]) == "option -F does not apply to wire get")
+        try await withFixtureServer { server in
+            let result = try await WireProcess.run(["put", server.baseURL + "echo", "-F", "name=Ada", "-F", "note=hi"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let echo = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            #expect(echo?["method"] as? String == "PUT")
+            let body = echo?["body"] as? String ?? ""
+            #expect(body.contains("name=\"name\"\r\n\r\nAda\r\n") && body.contains("name=\"note\"\r\n\r\nhi\r\n"))
+            let head = try #require(server.requestLog.last)
+            #expect(head.fields["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
         }
     }
 }
