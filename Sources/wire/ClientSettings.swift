@@ -10,6 +10,7 @@ import HTTPWireCodec
 /// What the `-w` report reads of a response; the streamed and the collected kinds both have it.
 protocol WriteOutSubject {
     var status: Status { get }
+    var version: HTTPVersion { get }
     var url: TargetURL { get }
     var fields: HTTPFields { get }
     var metrics: RequestMetrics { get }
@@ -132,11 +133,7 @@ enum ClientSettings {
     static func writeOut(_ response: some WriteOutSubject, for command: ParsedCommand, into output: BodyOutput?) throws
     {
         guard let format = command.writeOut else { return }
-        try emit(
-            format.render(
-                status: response.status.rawValue, url: response.url.description,
-                contentType: response.fields["Content-Type"], metrics: response.metrics),
-            into: output)
+        try emit(format.render(transfer(response)), into: output)
     }
 
     /// Writes the `-w` report of a request that got no answer (no connection, a timeout before the head) as
@@ -146,7 +143,10 @@ enum ClientSettings {
         -> any Error
     {
         if let format = command.writeOut {
-            try? emit(format.render(status: 0, url: url, contentType: nil, metrics: RequestMetrics()), into: output)
+            var failed = WriteOut.Transfer(url: url)
+            failed.exitCode = ExitCode(for: error).rawValue
+            failed.errorMessage = "\(error)"
+            try? emit(format.render(failed), into: output)
         }
         return error
     }
@@ -158,8 +158,20 @@ enum ClientSettings {
         _ error: any Error, after response: some WriteOutSubject, for command: ParsedCommand,
         into output: BodyOutput?
     ) -> any Error {
-        try? writeOut(response, for: command, into: output)
+        if let format = command.writeOut {
+            var failed = transfer(response)
+            failed.exitCode = ExitCode(for: error).rawValue
+            failed.errorMessage = "\(error)"
+            try? emit(format.render(failed), into: output)
+        }
         return error
+    }
+
+    /// What `-w` reads of a response.
+    private static func transfer(_ response: some WriteOutSubject) -> WriteOut.Transfer {
+        WriteOut.Transfer(
+            status: response.status.rawValue, version: response.version, url: response.url.description,
+            fields: response.fields, metrics: response.metrics)
     }
 
     /// `text` after the body on standard output, or on standard output itself when the body goes to a file.

@@ -6,10 +6,12 @@
 // everything); sizes in bytes; speeds in bytes per second, as a whole number (curl 8's form). The times come
 // from the library's `RequestMetrics`, one monotonic clock reading per event. A time that did not happen —
 // no TLS on plain HTTP, no connect on a reused connection — prints as 0.000000, as curl prints it. `\n`,
-// `\r`, `\t` and `\\` are the escapes curl reads; `%%` is a percent sign. An unknown variable is a usage
+// `\r`, `\t` and `\\` are the escapes curl reads; `%{exitcode}` and `%{errormsg}` tell how the transfer ended
+// (a report is written after a failure too); `%%` is a percent sign. An unknown variable is a usage
 // error when the line is parsed (curl warns and prints nothing), so a typo cannot pass unnoticed.
 
 import HTTPWire
+import HTTPWireCodec
 
 /// A parsed `-w` format.
 ///
@@ -33,6 +35,26 @@ struct WriteOut: Equatable, Sendable {
         case numRedirects = "num_redirects"
         case urlEffective = "url_effective"
         case contentType = "content_type"
+        case httpVersion = "http_version"
+        case numHeaders = "num_headers"
+        case numRetries = "num_retries"
+        case exitCode = "exitcode"
+        case errorMessage = "errormsg"
+    }
+
+    /// What a report is filled in from: the response, when one came, and how the transfer ended.
+    struct Transfer {
+        /// The status code; 0 when no response came (printed as `000`).
+        var status = 0
+        /// The response's version; nil when no response came (`%{http_version}` prints `0`, as curl).
+        var version: HTTPVersion?
+        var url = ""
+        var fields: HTTPFields = [:]
+        var metrics = RequestMetrics()
+        /// The process exit status the transfer's outcome maps to (0 for a success): `%{exitcode}`.
+        var exitCode: Int32 = 0
+        /// The error's one-line description, empty for a success: `%{errormsg}`.
+        var errorMessage = ""
     }
 
     /// A piece of the format: literal text or a variable.
@@ -85,24 +107,29 @@ struct WriteOut: Equatable, Sendable {
         return WriteOut(segments: segments)
     }
 
-    /// The report for one response.
+    /// The report for one response that ended well, from its status, URL, Content-Type and metrics.
     func render(status: Int, url: String, contentType: String?, metrics: RequestMetrics) -> String {
+        var fields = HTTPFields()
+        if let contentType { fields.append(name: "Content-Type", value: contentType) }
+        return render(Transfer(status: status, version: .http1_1, url: url, fields: fields, metrics: metrics))
+    }
+
+    /// The report for one transfer.
+    func render(_ transfer: Transfer) -> String {
         var output = ""
         for segment in segments {
             switch segment {
             case .text(let text): output += text
-            case .variable(let variable):
-                output += value(of: variable, status: status, url: url, contentType: contentType, metrics: metrics)
+            case .variable(let variable): output += value(of: variable, transfer)
             }
         }
         return output
     }
 
-    private func value(
-        of variable: Variable, status: Int, url: String, contentType: String?, metrics: RequestMetrics
-    ) -> String {
+    private func value(of variable: Variable, _ transfer: Transfer) -> String {
+        let metrics = transfer.metrics
         switch variable {
-        case .httpCode, .responseCode: return status < 100 ? "000" : String(status)
+        case .httpCode, .responseCode: return transfer.status < 100 ? "000" : String(transfer.status)
         case .timeNameLookup: return Self.seconds(metrics.nameLookup)
         case .timeConnect: return Self.seconds(metrics.connect)
         case .timeAppConnect: return Self.seconds(metrics.tlsHandshake)
@@ -112,8 +139,13 @@ struct WriteOut: Equatable, Sendable {
         case .speedDownload: return String(Int64((metrics.bytesPerSecond ?? 0).rounded()))
         case .numConnects: return String(metrics.connectionsOpened)
         case .numRedirects: return String(metrics.redirects)
-        case .urlEffective: return url
-        case .contentType: return contentType ?? ""
+        case .urlEffective: return transfer.url
+        case .contentType: return transfer.fields["Content-Type"] ?? ""
+        case .httpVersion: return transfer.version.map { "\($0.major).\($0.minor)" } ?? "0"
+        case .numHeaders: return String(transfer.fields.count)
+        case .numRetries: return String(metrics.retries)
+        case .exitCode: return String(transfer.exitCode)
+        case .errorMessage: return transfer.errorMessage
         }
     }
 

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure — parsed in-process, then run
+// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg} — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -383,6 +383,26 @@ import Testing
             #expect(body.contains("name=\"name\"\r\n\r\nAda\r\n") && body.contains("name=\"note\"\r\n\r\nhi\r\n"))
             let head = try #require(server.requestLog.last)
             #expect(head.fields["Content-Type"]?.hasPrefix("multipart/form-data; boundary=") == true)
+        }
+    }
+
+    @Test("-w's %{exitcode}, %{errormsg}, %{http_version}, %{num_headers} and %{num_retries}")
+    func writeOutVariables() async throws {
+        let format = try WriteOut.parse("%{http_version} %{num_headers} %{num_retries} %{exitcode} [%{errormsg}]")
+        var metrics = RequestMetrics()
+        metrics.retries = 2
+        let answered = WriteOut.Transfer(
+            status: 200, version: .http1_0, url: "http://a/", fields: ["A": "1", "B": "2"], metrics: metrics)
+        #expect(format.render(answered) == "1.0 2 2 0 []")
+        #expect(format.render(WriteOut.Transfer(exitCode: 28, errorMessage: "timed out")) == "0 0 0 28 [timed out]")
+        try await withClosedPort { port in
+            let refused = try await WireProcess.run([
+                "get", "-s", "http://127.0.0.1:\(port)/", "-w", "%{exitcode}|%{errormsg}",
+            ])
+            #expect(refused.status == 7)
+            #expect(
+                refused.standardOutput
+                    == "7|could not connect to 127.0.0.1 port \(port): connection refused (errno 111)")
         }
     }
 }
