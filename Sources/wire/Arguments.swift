@@ -242,6 +242,17 @@ private struct CommandParser {
         case .remoteName: parsed.remoteName = true
         case .createDirs: parsed.createDirs = true
         case .dumpHeader: parsed.dumpHeader = try value()
+        case .continueAt:
+            // curl's -C OFFSET would splice the file onto bytes nobody checked; wire resumes only with a
+            // validator (If-Range), from the bytes on disk, which is what -C - asks for.
+            guard try value() == "-" else { throw error("-C takes only - (resume from the bytes on disk)") }
+            parsed.continueAt = true
+        case .retryDelay:
+            let text = try value()
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+                throw error("option \(spelling) needs a number of seconds from 0 to 3600, not \"\(text)\"")
+            }
+            parsed.retryDelaySeconds = seconds
         case .resolve:
             let (key, addresses) = try resolveEntry(try value())
             parsed.resolve[key] = addresses
@@ -301,6 +312,7 @@ private struct CommandParser {
             // curl wants one -O per URL; wire download saves many URLs, each under its own name.
             if parsed.urls.count > 1 { throw error("-O saves one URL; for several, use wire download URL...") }
         }
+        if parsed.continueAt && parsed.restart { throw error("use either -C - or --restart, not both") }
         if parsed.fail && parsed.failWithBody { throw error("use either -f or --fail-with-body, not both") }
         if parsed.silent && parsed.progress == nil { parsed.progress = false }
     }

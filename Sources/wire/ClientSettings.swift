@@ -66,7 +66,13 @@ enum ClientSettings {
     /// timed out may have been carried out, and sending it twice is the caller's decision, not a flag's.
     static func retryPolicy(for command: ParsedCommand) -> RetryPolicy {
         guard command.retries > 0 else { return .none }
-        return RetryPolicy(maxRetries: command.retries, retryableStatuses: [408, 429, 500, 502, 503, 504])
+        var policy = RetryPolicy(maxRetries: command.retries, retryableStatuses: [408, 429, 500, 502, 503, 504])
+        // --retry-delay S: the same wait before every retry (curl turns its backoff off the same way).
+        if let seconds = command.retryDelaySeconds {
+            policy.initialBackoff = .seconds(seconds)
+            policy.maxBackoff = .seconds(seconds)
+        }
+        return policy
     }
 
     /// `-x`, `--noproxy` and `-U` over the environment's proxies, as curl applies them: `-x` replaces every

@@ -12,7 +12,7 @@ enum CommandOption: CaseIterable {
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
-    case failWithBody, http11, createDirs, dumpHeader
+    case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -41,6 +41,8 @@ enum CommandOption: CaseIterable {
         case .http11: return ["--http1.1"]
         case .createDirs: return ["--create-dirs"]
         case .dumpHeader: return ["-D", "--dump-header"]
+        case .continueAt: return ["-C", "--continue-at"]
+        case .retryDelay: return ["--retry-delay"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -82,7 +84,7 @@ enum CommandOption: CaseIterable {
         switch self {
         case .header: return "\"Name: value\""
         case .output, .caFile, .inputFile, .uploadFile, .dumpHeader: return "FILE"
-        case .timeout, .connectTimeout, .segmentProbe: return "S"
+        case .timeout, .connectTimeout, .segmentProbe, .retryDelay: return "S"
         case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data, .dataRaw: return "TEXT"
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
@@ -103,6 +105,7 @@ enum CommandOption: CaseIterable {
         case .cookie: return "'NAME=VALUE[; ...]'|FILE"
         case .cookieJar: return "FILE"
         case .userAgent: return "TEXT"
+        case .continueAt: return "-"
         case .referer: return "URL"
         case .resolve: return "HOST:PORT:ADDR[,ADDR...]"
         }
@@ -163,6 +166,8 @@ enum CommandOption: CaseIterable {
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
         case .failWithBody: return "like -f (exit 22 when the status is 400 or more), but the body is written first"
+        case .continueAt: return "resume from the bytes on disk (accepted as curl's -C -: wire download always resumes)"
+        case .retryDelay: return "wait S seconds before every retry instead of 1 s doubling (curl's --retry-delay)"
         case .dumpHeader: return "write each response head to FILE as received, CRLFs and all (- for standard output)"
         case .createDirs: return "create the directories -o, -O or --dir name when they are missing (mode 0755)"
         case .http11: return "speak HTTP/1.1 (accepted for curl's spelling: wire speaks nothing else)"
@@ -197,6 +202,8 @@ enum CommandOption: CaseIterable {
         case .remoteName: return [.get, .post, .put, .delete, .upload]
         case .createDirs: return requests.subtracting([.head])
         case .dumpHeader: return requests.subtracting([.download])
+        case .continueAt: return [.download]
+        case .retryDelay: return requests
         // curl's -F makes a multipart POST; `wire post -F` and `wire put -F` run as `wire upload`.
         case .form: return [.upload, .post, .put]
         case .directory, .restart, .sha256, .limitRate, .segments, .segmentProbe, .inputFile:

@@ -67,6 +67,10 @@ struct ParsedCommand: Equatable, Sendable {
     var restart = false
     var sha256: String?
     var retries = 0
+    /// `-C -`: resume (what `wire download` does anyway); kept to refuse it beside `--restart`.
+    var continueAt = false
+    /// `--retry-delay S`: a fixed wait between retries instead of the policy's doubling one.
+    var retryDelaySeconds: Double?
     /// `--limit-rate`, in bytes per second.
     var limitRate: Int64?
     /// `--segments N`: connections for one download (DownloadOptions.segments).

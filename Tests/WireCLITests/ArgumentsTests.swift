@@ -176,6 +176,7 @@ import Testing
                     case .pinnedPublicKey: "sha256//" + String(repeating: "A", count: 43) + "="  // 32 zero bytes
                     case .user: "a:b"
                     case .resolve: "h:80:127.0.0.1"
+                    case .continueAt: "-"
                     default: "1"
                     }
                 // `wire get` sends -d data only in the query, with -G.

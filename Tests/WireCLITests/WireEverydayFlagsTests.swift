@@ -405,4 +405,20 @@ import Testing
                     == "7|could not connect to 127.0.0.1 port \(port): connection refused (errno 111)")
         }
     }
+
+    @Test("download -C - is accepted (it resumes anyway), other offsets are refused; --retry-delay fixes the wait")
+    func continueAndRetryDelay() throws {
+        #expect(try parsedCommand(["download", "-C", "-", "u"]).continueAt)
+        #expect(usageMessage(["download", "-C", "100", "u"]) == "-C takes only - (resume from the bytes on disk)")
+        #expect(usageMessage(["download", "-C", "-", "--restart", "u"]) == "use either -C - or --restart, not both")
+        #expect(usageMessage(["get", "-C", "-", "u"]) == "option -C does not apply to wire get")
+        let delayed = ClientSettings.retryPolicy(
+            for: try parsedCommand(["get", "--retry", "3", "--retry-delay", "0.5", "u"]))
+        #expect(delayed.maxRetries == 3)
+        #expect(delayed.initialBackoff == .milliseconds(500) && delayed.maxBackoff == .milliseconds(500))
+        let doubling = ClientSettings.retryPolicy(for: try parsedCommand(["get", "--retry", "3", "u"]))
+        #expect(
+            doubling.initialBackoff == RetryPolicy().initialBackoff && doubling.maxBackoff == RetryPolicy().maxBackoff)
+        #expect(usageMessage(["get", "--retry-delay", "-1", "u"])?.contains("from 0 to 3600") == true)
+    }
 }
