@@ -28,8 +28,10 @@ struct FixtureRequest {
     init(head: RequestHead) {
         self.head = head
         var target = Substring(head.target)
-        // An absolute-form target (RFC 9112 §3.2.2, a client talking to a proxy) routes by its path.
-        if let schemeEnd = target.firstRange(of: "://") {
+        // An absolute-form target (RFC 9112 §3.2.2, a client talking to a proxy) routes by its path. Only a
+        // target that does not start with "/" is one: an origin-form target may carry "://" in its query
+        // (`/redirect-to?url=http://…`).
+        if !target.hasPrefix("/"), let schemeEnd = target.firstRange(of: "://") {
             let afterAuthority = target[schemeEnd.upperBound...].firstIndex(of: "/") ?? target.endIndex
             target = target[afterAuthority...]
         }

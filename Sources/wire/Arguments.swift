@@ -242,6 +242,8 @@ private struct CommandParser {
         case .remoteName: parsed.remoteName = true
         case .createDirs: parsed.createDirs = true
         case .dumpHeader: parsed.dumpHeader = try value()
+        case .netrc: parsed.netrc = parsed.netrc ?? .home
+        case .netrcFile: parsed.netrc = .file(try value())
         case .continueAt:
             // curl's -C OFFSET would splice the file onto bytes nobody checked; wire resumes only with a
             // validator (If-Range), from the bytes on disk, which is what -C - asks for.

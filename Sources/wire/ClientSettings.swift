@@ -106,6 +106,9 @@ enum ClientSettings {
     ) async throws -> T {
         var configuration = configuration(for: command)
         configuration.cookieJar = try await CookieOptions.jar(for: command)
+        if let netrc = try await Netrc.load(for: command) {
+            configuration.middleware.append(NetrcCredentials(netrc: netrc))
+        }
         let client = HTTPClient(configuration: configuration)
         let result: T
         do {

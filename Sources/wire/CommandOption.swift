@@ -12,7 +12,7 @@ enum CommandOption: CaseIterable {
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
-    case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay
+    case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -43,6 +43,9 @@ enum CommandOption: CaseIterable {
         case .dumpHeader: return ["-D", "--dump-header"]
         case .continueAt: return ["-C", "--continue-at"]
         case .retryDelay: return ["--retry-delay"]
+        // A missing ~/.netrc is no error for either spelling, so --netrc-optional is the same option.
+        case .netrc: return ["-n", "--netrc", "--netrc-optional"]
+        case .netrcFile: return ["--netrc-file"]
         case .form: return ["-F", "--form"]
         case .directory: return ["--dir"]
         case .restart: return ["--restart"]
@@ -83,7 +86,7 @@ enum CommandOption: CaseIterable {
     var valueName: String? {
         switch self {
         case .header: return "\"Name: value\""
-        case .output, .caFile, .inputFile, .uploadFile, .dumpHeader: return "FILE"
+        case .output, .caFile, .inputFile, .uploadFile, .dumpHeader, .netrcFile: return "FILE"
         case .timeout, .connectTimeout, .segmentProbe, .retryDelay: return "S"
         case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data, .dataRaw: return "TEXT"
@@ -92,7 +95,8 @@ enum CommandOption: CaseIterable {
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
-            .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs:
+            .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
+            .netrc:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -166,6 +170,8 @@ enum CommandOption: CaseIterable {
         case .referer: return "send URL as Referer"
         case .dataRaw: return "like -d, but a leading @ is text, not a file name"
         case .failWithBody: return "like -f (exit 22 when the status is 400 or more), but the body is written first"
+        case .netrc: return "send the login and password ~/.netrc gives for each host, when the request has none"
+        case .netrcFile: return "like -n, from FILE (which must exist)"
         case .continueAt: return "resume from the bytes on disk (accepted as curl's -C -: wire download always resumes)"
         case .retryDelay: return "wait S seconds before every retry instead of 1 s doubling (curl's --retry-delay)"
         case .dumpHeader: return "write each response head to FILE as received, CRLFs and all (- for standard output)"
@@ -203,6 +209,7 @@ enum CommandOption: CaseIterable {
         case .createDirs: return requests.subtracting([.head])
         case .dumpHeader: return requests.subtracting([.download])
         case .continueAt: return [.download]
+        case .netrc, .netrcFile: return requests
         case .retryDelay: return requests
         // curl's -F makes a multipart POST; `wire post -F` and `wire put -F` run as `wire upload`.
         case .form: return [.upload, .post, .put]

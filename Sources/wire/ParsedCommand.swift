@@ -27,6 +27,14 @@ struct FormArgument: Equatable, Sendable {
     var fileName: String?
 }
 
+/// Which `.netrc` file `-n` or `--netrc-file` names.
+enum NetrcSource: Equatable, Sendable {
+    /// `-n`: `$HOME/.netrc`; no file means no credentials.
+    case home
+    /// `--netrc-file FILE`: a missing file is an error (exit 26), since it was named.
+    case file(String)
+}
+
 /// Where a request body comes from.
 enum BodyArgument: Equatable, Sendable {
     /// `--json TEXT`: sent as is, with `Content-Type: application/json` unless `-H` gives another.
@@ -67,6 +75,8 @@ struct ParsedCommand: Equatable, Sendable {
     var restart = false
     var sha256: String?
     var retries = 0
+    /// `-n` (`~/.netrc`, which may be missing) or `--netrc-file FILE` (which must exist).
+    var netrc: NetrcSource?
     /// `-C -`: resume (what `wire download` does anyway); kept to refuse it beside `--restart`.
     var continueAt = false
     /// `--retry-delay S`: a fixed wait between retries instead of the policy's doubling one.

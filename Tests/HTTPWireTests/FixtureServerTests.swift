@@ -23,6 +23,16 @@ struct FixtureServerTests {
         try JSONDecoder().decode([String: JSONValue].self, from: Data(response.body))
     }
 
+    @Test("an origin-form target with :// in its query routes by its path; an absolute-form one by its own path")
+    func routingByPath() {
+        let origin = FixtureRequest(
+            head: RequestHead(method: .get, target: "/redirect-to?url=http://h:1/json", fields: [:]))
+        #expect(origin.segments == ["redirect-to"])
+        #expect(origin.query["url"] == "http://h:1/json")
+        let absolute = FixtureRequest(head: RequestHead(method: .get, target: "http://h:1/json?x=1", fields: [:]))
+        #expect(absolute.segments == ["json"])
+    }
+
     @Test("two requests reuse one kept-alive connection")
     func keepAlive() async throws {
         try await withFixtureServer { server in
