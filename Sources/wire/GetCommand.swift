@@ -51,6 +51,7 @@ enum GetCommand {
         } catch {
             throw ClientSettings.noAnswer(error, url: request.url, for: command, into: output)
         }
+        // ClientSettings.reporting's steps, spelled out: its closure would cost each GET of the loop a frame.
         do {
             try output.begin(
                 version: response.version, status: response.status, reason: response.reason,

@@ -18,21 +18,18 @@ enum HeadCommand {
                     } catch {
                         throw ClientSettings.noAnswer(error, url: url, for: command, into: output)
                     }
-                    do {
+                    // --fail: no head printed, but the -w report still comes, as curl's does.
+                    try await ClientSettings.reporting(response, for: command, into: output) {
                         try output.dumpHead(
                             version: response.version, status: response.status, reason: response.reason,
                             fields: response.fields)
-                        // --fail: no head printed, but the -w report still comes, as curl's does.
                         try ClientSettings.check(response.status, for: command)
                         try output.write(
                             text: HeadText.lines(
                                 version: response.version, status: response.status, reason: response.reason,
                                 fields: response.fields))
                         try ClientSettings.checkAfterBody(response.status, for: command)
-                    } catch {
-                        throw ClientSettings.failed(error, after: response, for: command, into: output)
                     }
-                    try ClientSettings.writeOut(response, for: command, into: output)
                 }
             }
         } catch {

@@ -46,16 +46,13 @@ enum SendCommand {
                 } catch {
                     throw ClientSettings.noAnswer(error, url: request.url, for: command, into: output)
                 }
-                do {
+                try await ClientSettings.reporting(response, for: command, into: output) {
                     try output.begin(
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
                     for try await piece in response.body { try output.write(piece) }
                     try ClientSettings.checkAfterBody(response.status, for: command)
-                } catch {
-                    throw ClientSettings.failed(error, after: response, for: command, into: output)
                 }
-                try ClientSettings.writeOut(response, for: command, into: output)
             }
         } catch {
             // What arrived before the failure is written out, as curl does (a truncated body shows as far

@@ -52,16 +52,13 @@ enum UploadCommand {
                     await observer.value
                     throw ClientSettings.noAnswer(error, url: command.urls[0], for: command, into: output)
                 }
-                do {
+                try await ClientSettings.reporting(response, for: command, into: output) {
                     try output.begin(
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
                     try output.write(response.body)
                     try ClientSettings.checkAfterBody(response.status, for: command)
-                } catch {
-                    throw ClientSettings.failed(error, after: response, for: command, into: output)
                 }
-                try ClientSettings.writeOut(response, for: command, into: output)
             }
         } catch {
             // A -w report written before the failure still goes out.
