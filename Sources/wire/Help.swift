@@ -54,8 +54,17 @@ enum Help {
             }
         }
         if options.contains(.writeOut) {
-            text += "\n-w variables (curl's units: seconds with microseconds, bytes, bytes per second):\n  "
-            text += WriteOut.Variable.allCases.map { "%{\($0.rawValue)}" }.joined(separator: " ") + "\n"
+            text += "\n-w variables (curl's units: seconds with microseconds, bytes, bytes per second):\n"
+            // Wrapped at 100 columns, one indented line after another.
+            var line = " "
+            for name in WriteOut.Variable.allCases.map({ "%{\($0.rawValue)}" }) {
+                if line.count + 1 + name.count > 100 {
+                    text += line + "\n"
+                    line = " "
+                }
+                line += " " + name
+            }
+            text += line + "\n"
         }
         return text
     }
