@@ -59,16 +59,17 @@ final class BodyOutput {
     /// `-D`: the head as it came on the wire — status line, fields, CRLF after each and an empty line
     /// (RFC 9112 §2.1), as curl's `--dump-header` writes it.
     func dumpHead(version: HTTPVersion, status: Status, reason: String, fields: HTTPFields) throws(HTTPWireError) {
-        if case .none = headDump { return }
-        let text =
-            HeadText.lines(version: version, status: status, reason: reason, fields: fields, lineEnd: "\r\n") + "\r\n"
+        let target: BodyOutput
         switch headDump {
         case .none: return
-        case .inline: try write(text: text)
-        case .separate(let dump):
-            try dump.write(text: text)
-            try dump.flush()
+        case .inline: target = self
+        case .separate(let dump): target = dump
         }
+        try target.write(
+            text: HeadText.lines(version: version, status: status, reason: reason, fields: fields, lineEnd: "\r\n")
+                + "\r\n")
+        // A file of its own is flushed per head, so it is complete however the body ends.
+        if target !== self { try target.flush() }
     }
 
     /// How errors name this output: the path, or "standard output".

@@ -151,12 +151,7 @@ enum ClientSettings {
     static func noAnswer(_ error: any Error, url: String, for command: ParsedCommand, into output: BodyOutput?)
         -> any Error
     {
-        if let format = command.writeOut {
-            var failed = WriteOut.Transfer(url: url)
-            failed.exitCode = ExitCode(for: error).rawValue
-            failed.errorMessage = "\(error)"
-            try? emit(format.render(failed), into: output)
-        }
+        report(error, of: WriteOut.Transfer(url: url), for: command, into: output)
         return error
     }
 
@@ -167,13 +162,20 @@ enum ClientSettings {
         _ error: any Error, after response: some WriteOutSubject, for command: ParsedCommand,
         into output: BodyOutput?
     ) -> any Error {
-        if let format = command.writeOut {
-            var failed = transfer(response)
-            failed.exitCode = ExitCode(for: error).rawValue
-            failed.errorMessage = "\(error)"
-            try? emit(format.render(failed), into: output)
-        }
+        if command.writeOut != nil { report(error, of: transfer(response), for: command, into: output) }
         return error
+    }
+
+    /// The `-w` report of `transfer` that ended with `error`: its exit code and one-line description filled
+    /// in. Not being able to write it changes nothing: the transfer's own error decides the exit code.
+    private static func report(
+        _ error: any Error, of transfer: WriteOut.Transfer, for command: ParsedCommand, into output: BodyOutput?
+    ) {
+        guard let format = command.writeOut else { return }
+        var failed = transfer
+        failed.exitCode = ExitCode(for: error).rawValue
+        failed.errorMessage = "\(error)"
+        try? emit(format.render(failed), into: output)
     }
 
     /// Runs `transfer` (the response's head and body going out), then writes the `-w` report of `response`,
