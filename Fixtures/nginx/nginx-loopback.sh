@@ -5,7 +5,8 @@
 #   nginx-loopback.sh stop DIR               stops the nginx started in DIR
 #
 # Files to serve go in DIR/www (created if missing). Everything nginx writes (pid, logs, temp files) stays
-# in DIR, so a run never touches the system nginx. Locations:
+# in DIR, so a run never touches the system nginx. The plain server also listens on the Unix-domain socket
+# DIR/nginx.sock. Locations:
 #   /            static files, sendfile on, ETag and Range as nginx does them
 #   /fast/       the same files for the benchmarks' small-request rows, answered with the fewest system
 #                calls: open_file_cache keeps the descriptor and its fstat, and with sendfile and tcp_nopush
@@ -66,6 +67,8 @@ http {
     default_type application/octet-stream;
     server {
         listen 127.0.0.1:$plain_port;
+        # The same server on a Unix-domain socket, for ClientConfiguration.unixSocketPath's interop test.
+        listen unix:$dir/nginx.sock;
         client_max_body_size 0;
         location / { root $dir/www; }
         location /fast/ {
@@ -96,6 +99,7 @@ CONF
     number=${fd##*/}
     [ "$number" -gt 2 ] 2>/dev/null && eval "exec $number>&-" 2>/dev/null || true
   done
+  rm -f "$dir/nginx.sock"  # left by an nginx that did not stop cleanly: bind would fail
   "$nginx_bin" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" </dev/null >>"$dir/error.log" 2>&1
   echo "$plain_port $tls_port"
   ;;

@@ -70,11 +70,13 @@ public final class FixtureServer: Sendable {
     ///   - tls: when given, every connection starts with a TLS handshake presenting this certificate.
     ///   - directory: a directory served read-only under `/files/`, with Range, ETag and If-Range.
     ///   - log: called with one line per request and per connection problem (for `wire serve`).
+    ///   - unixSocketPath: when given, the server listens on a new Unix-domain socket file at this path instead
+    ///     of `host:port` (removed by `stop()`); clients reach it with `ClientConfiguration.unixSocketPath`.
     /// - Throws: `HTTPWireError.tlsHandshakeFailed` when the certificate or key cannot be loaded, and the
     ///   transport's error when the address cannot be bound.
     public static func start(
         host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil, directory: String? = nil,
-        log: (@Sendable (String) -> Void)? = nil
+        unixSocketPath: String? = nil, log: (@Sendable (String) -> Void)? = nil
     ) async throws -> FixtureServer {
         let context = try tls.map { configuration throws(HTTPWireError) in
             do throws(TransportError) {
@@ -83,7 +85,8 @@ public final class FixtureServer: Sendable {
                 throw HTTPWireError(error, phase: .connect)
             }
         }
-        let listener = try Listener.bind(host: host, port: port)
+        let listener =
+            try unixSocketPath.map { try Listener.bind(unixSocketPath: $0) } ?? Listener.bind(host: host, port: port)
         let server = FixtureServer(listener: listener, tlsContext: context, directory: directory, log: log)
         let task = Task(executorPreference: ServerExecutor.shared) { await server.acceptLoop() }
         server.acceptTask.withLock { $0 = task }
@@ -96,8 +99,10 @@ public final class FixtureServer: Sendable {
     /// Whether connections start with TLS.
     public var isTLS: Bool { tlsContext != nil }
 
-    /// `http://127.0.0.1:PORT/` (or `https://…`), ready for `TargetURL(server.baseURL + "json")`.
+    /// `http://127.0.0.1:PORT/` (or `https://…`), ready for `TargetURL(server.baseURL + "json")`;
+    /// `http://localhost/` on a Unix-domain socket, whose requests still need a URL (and so a host).
     public var baseURL: String {
+        if listener.localAddress.isUnixDomain { return "\(isTLS ? "https" : "http")://localhost/" }
         let host = listener.localAddress.isIPv6 ? "[\(listener.localAddress.host)]" : listener.localAddress.host
         return "\(isTLS ? "https" : "http")://\(host):\(port)/"
     }

@@ -1,8 +1,11 @@
-// SocketAddress: one IPv4 or IPv6 address and port, as the socket calls want it (transport layer).
+// SocketAddress: one IPv4 or IPv6 address and port, or a Unix-domain socket's path, as the socket calls want
+// it (transport layer).
 //
 // getaddrinfo hands out linked lists of C structures that must be freed; the resolver copies each entry into
 // a `SocketAddress` (a `sockaddr_storage` by value) so addresses can be kept, sent between tasks and printed
-// without touching C memory again. No system calls other than formatting (`inet_ntop`) happen here.
+// without touching C memory again. A Unix-domain address (unix(7): a `sockaddr_un` naming a socket file, as
+// Docker's `/var/run/docker.sock`) fits the same storage. No system calls other than formatting (`inet_ntop`)
+// happen here.
 
 import CSystem
 
@@ -10,7 +13,7 @@ import CSystem
     import Glibc
 #endif
 
-/// An IPv4 or IPv6 socket address with its port.
+/// An IPv4 or IPv6 socket address with its port, or the path of a Unix-domain socket.
 package struct SocketAddress: Sendable, CustomStringConvertible {
     /// The C structure, large enough for either family.
     package var storage: sockaddr_storage
@@ -47,15 +50,38 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         self.length = length
     }
 
-    /// `AF_INET` or `AF_INET6`.
+    /// The address of the Unix-domain socket file at `path` (unix(7)), or nil when the path is empty, holds a
+    /// NUL byte, or is longer than `sun_path` can hold (107 bytes and the NUL that ends it): the kernel would
+    /// refuse it, and a truncated path would name another file.
+    package init?(unixSocketPath path: String) {
+        var address = sockaddr_un()
+        let pathCapacity = MemoryLayout.size(ofValue: address.sun_path)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count < pathCapacity, !bytes.contains(0) else { return nil }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }  // the rest stays zero: the NUL
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
+        let length = socklen_t(pathOffset + bytes.count + 1)
+        var storage = sockaddr_storage()
+        withUnsafeMutableBytes(of: &storage) { target in
+            withUnsafeBytes(of: address) { target.copyMemory(from: $0) }
+        }
+        self.init(storage: storage, length: length)
+    }
+
+    /// `AF_INET`, `AF_INET6` or `AF_UNIX`.
     package var family: Int32 { Int32(storage.ss_family) }
 
     /// Whether this is an IPv6 address.
     package var isIPv6: Bool { family == AF_INET6 }
 
-    /// The port, in host byte order.
+    /// Whether this is a Unix-domain socket's path (no host, no port, no TCP).
+    package var isUnixDomain: Bool { family == AF_UNIX }
+
+    /// The port, in host byte order; 0 for a Unix-domain socket, which has none.
     package var port: Int {
-        withUnsafeBytes(of: storage) { bytes in
+        guard !isUnixDomain else { return 0 }
+        return withUnsafeBytes(of: storage) { bytes in
             // sin_port and sin6_port sit at the same offset, in network byte order.
             Int(UInt16(bytes[2]) << 8 | UInt16(bytes[3]))
         }
@@ -68,8 +94,16 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The address without port: `"127.0.0.1"`, `"::1"`.
+    /// The address without port: `"127.0.0.1"`, `"::1"`; a Unix-domain socket's path.
     package var host: String {
+        if isUnixDomain {
+            let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
+            return withUnsafeBytes(of: storage) { bytes in
+                // An accepted client's socket is usually unnamed: its length stops at the family.
+                let path = bytes[pathOffset..<max(pathOffset, Int(length))].prefix { $0 != 0 }
+                return String(decoding: path, as: UTF8.self)
+            }
+        }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         withUnsafeBytes(of: storage) { bytes in
             let offset = family == AF_INET6 ? 8 : 4  // sin6_addr / sin_addr
@@ -78,6 +112,10 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// `"127.0.0.1:8080"` or `"[::1]:8080"`.
-    package var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    /// `"127.0.0.1:8080"`, `"[::1]:8080"`, or a Unix-domain socket's path (`"unnamed unix socket"` for the
+    /// client end a server accepted, which has no path).
+    package var description: String {
+        if isUnixDomain { return host.isEmpty ? "unnamed unix socket" : host }  // an accepted client's, usually
+        return isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }

@@ -7,6 +7,10 @@
 // kept-alive connection behind the previous response's delayed ACK. Sends use MSG_NOSIGNAL, so a peer that
 // has gone away is an EPIPE error rather than a SIGPIPE that kills the process.
 //
+// The same type carries a Unix-domain stream socket (unix(7), `connect(unixSocketPath:deadline:)`): a local
+// server such as Docker's daemon speaks HTTP/1.1 on a socket file rather than a port. Reads, writes, sendfile
+// and splice work on it unchanged; only TCP_NODELAY does not apply (there is no Nagle to turn off).
+//
 // Plain sockets also offer the zero-copy paths of later features: `sendFile` (file → socket with
 // sendfile(2), for uploads) and `spliceToFile` (socket → file with splice(2) through a pipe, for downloads).
 // A TLS connection cannot use them: its bytes must pass through OpenSSL in user space. This file knows no
@@ -20,7 +24,7 @@ import CSystem
     import Glibc
 #endif
 
-/// A connected TCP socket.
+/// A connected TCP socket (or a Unix-domain stream socket: see `connect(unixSocketPath:deadline:)`).
 ///
 /// ```swift
 /// let socket = try await TCPSocket.connect(host: "127.0.0.1", port: 8080, deadline: .after(.seconds(5)))
@@ -73,6 +77,22 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
         return try await HappyEyeballs.connect(to: addresses, host: host, port: port, deadline: deadline)
     }
 
+    /// Connects to the Unix-domain socket at `path` (unix(7)): a local server listening on a socket file.
+    /// Throws `TransportError.couldNotConnect(host: path, port: 0, errno:)` — ENOENT when there is no such
+    /// file, ECONNREFUSED when nothing listens on it, EACCES without permission, ENAMETOOLONG for a path
+    /// longer than `sun_path` holds — and `timedOut` and `CancellationError`.
+    package static func connect(unixSocketPath path: String, deadline: Deadline) async throws -> TCPSocket {
+        guard let address = SocketAddress(unixSocketPath: path) else {
+            throw TransportError.couldNotConnect(host: path, port: 0, errno: ENAMETOOLONG)
+        }
+        do {
+            return try await connect(to: address, deadline: deadline)
+        } catch let error as SystemCallError {
+            // A full backlog makes a non-blocking Unix-domain connect fail with EAGAIN (no EINPROGRESS here).
+            throw TransportError.couldNotConnect(host: path, port: 0, errno: error.errno)
+        }
+    }
+
     /// Connects to one address. Throws `SystemCallError` when the address refuses (the caller tries the
     /// next one), `TransportError.timedOut` and `CancellationError`.
     package static func connect(to address: SocketAddress, deadline: Deadline) async throws -> TCPSocket {
@@ -106,11 +126,11 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
         return TCPSocket(adopting: descriptor, remoteAddress: address)
     }
 
-    /// A new non-blocking, close-on-exec stream socket with TCP_NODELAY.
+    /// A new non-blocking, close-on-exec stream socket, with TCP_NODELAY for the internet families.
     static func openSocket(family: Int32) throws(SystemCallError) -> FileDescriptor {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let descriptor = FileDescriptor(adopting: try Syscall.runOnce("socket") { socket(family, type, 0) })
-        setNoDelay(descriptor.rawValue)
+        if family != AF_UNIX { setNoDelay(descriptor.rawValue) }
         return descriptor
     }
 

@@ -61,7 +61,9 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
         case .timedOut: return "timed out"
         case .couldNotResolve(let host): return "could not resolve host \(host)"
         case .couldNotConnect(let host, let port, let errno):
-            return "could not connect to \(host) port \(port): \(Self.describe(errno))"
+            // Port 0 is no TCP port a URL can name: `host` is then a Unix-domain socket's path.
+            let place = port == 0 ? host : "\(host) port \(port)"
+            return "could not connect to \(place): \(Self.describe(errno))"
         case .sendFailed(let errno): return "send failed: \(Self.describe(errno))"
         case .receiveFailed(let errno): return "receive failed: \(Self.describe(errno))"
         case .fileReadFailed(let call, let path, let errno): return "\(call) \(path): \(Self.describe(errno))"

@@ -36,6 +36,8 @@ enum ClientSettings {
         // server"). Pins given with --pinnedpubkey are still checked.
         if command.insecure { configuration.tls.verifiesPeer = false }
         configuration.addressOverrides = command.resolve
+        // --unix-socket: every connection dials the socket file; proxies are then not used (the library's rule).
+        configuration.unixSocketPath = command.unixSocket
         // --retry N: a download retries its own attempts (resuming from the bytes on disk, DownloadOptions);
         // every other command through the client's policy.
         if command.command != .download { configuration.retry = retryPolicy(for: command) }

@@ -12,7 +12,7 @@ enum CommandOption: CaseIterable {
     case user, dataURLEncode, get, request, headOnly, location, writeOut
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
-    case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile
+    case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -36,6 +36,7 @@ enum CommandOption: CaseIterable {
         case .uploadFile: return ["-T", "--upload-file"]
         case .remoteName: return ["-O", "--remote-name"]
         case .resolve: return ["--resolve"]
+        case .unixSocket: return ["--unix-socket"]
         case .failWithBody: return ["--fail-with-body"]
         // Accepted so scripts written for curl run unchanged: wire speaks HTTP/1.1 only.
         case .http11: return ["--http1.1"]
@@ -112,6 +113,7 @@ enum CommandOption: CaseIterable {
         case .continueAt: return "-"
         case .referer: return "URL"
         case .resolve: return "HOST:PORT:ADDR[,ADDR...]"
+        case .unixSocket: return "PATH"
         }
     }
 
@@ -178,6 +180,8 @@ enum CommandOption: CaseIterable {
         case .createDirs: return "create the directories -o, -O or --dir name when they are missing (mode 0755)"
         case .http11: return "speak HTTP/1.1 (accepted for curl's spelling: wire speaks nothing else)"
         case .resolve: return "connect to ADDR for HOST:PORT instead of asking DNS; Host and TLS keep HOST (repeatable)"
+        case .unixSocket:
+            return "connect through the Unix-domain socket PATH instead of the network, no proxy (serve: listen on it)"
         case .remoteName:
             return "write the body to a file in the current directory named as the URL's last path segment"
         case .uploadFile: return "send FILE's bytes as the body, streamed, with no Content-Type (curl -T; put, or post)"
@@ -196,6 +200,7 @@ enum CommandOption: CaseIterable {
             .location, .retry:
             return requests
         case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
+        case .unixSocket: return requests.union([.serve])
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]

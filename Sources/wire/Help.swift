@@ -81,7 +81,7 @@ enum Help {
         case .download:
             return
                 "wire download URL... [-o FILE | --dir DIR] [--parallel N] [--restart] [--sha256 HEX] [--retry N] [--limit-rate RATE] [options]"
-        case .serve: return "wire serve [DIR] [--port N] [--tls] [--log]"
+        case .serve: return "wire serve [DIR] [--port N | --unix-socket PATH] [--tls] [--log]"
         case .demo: return "wire demo"
         }
     }
@@ -96,7 +96,8 @@ enum Help {
         case .delete: return "Send DELETE and write the response body to standard output"
         case .upload: return "Send POST with a multipart/form-data body built from -F parts"
         case .download: return "Save a URL to a file, resuming a partial file unless --restart is given"
-        case .serve: return "Serve DIR (default: the current directory) and the test routes on 127.0.0.1"
+        case .serve:
+            return "Serve DIR (default: the current directory) and the test routes on 127.0.0.1 (or a socket file)"
         case .demo: return "Run a guided tour of wire against a server started on 127.0.0.1"
         }
     }

@@ -148,6 +148,8 @@ struct ParsedCommand: Equatable, Sendable {
     var referer: String?
     /// `--resolve HOST:PORT:ADDR,...`, as `ClientConfiguration.addressOverrides`: `"host:port"` to literals.
     var resolve: [String: [String]] = [:]
+    /// `--unix-socket PATH`, as `ClientConfiguration.unixSocketPath`: every connection goes through PATH.
+    var unixSocket: String?
     /// `-D FILE`: where each response head is written as received (`-` for standard output).
     var dumpHeader: String?
     /// `--create-dirs`: missing directories above `-o`/`-O`'s file, or `--dir` itself, are made first.

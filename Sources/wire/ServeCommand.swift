@@ -1,4 +1,4 @@
-// ServeCommand: `wire serve [DIR] [--port N] [--tls] [--log]` (edge layer). One library call,
+// ServeCommand: `wire serve [DIR] [--port N | --unix-socket PATH] [--tls] [--log]` (edge layer). One library call,
 // `FixtureServer.start(...)`, then the server runs in the foreground until Ctrl-C. DIR is served under
 // /files/ with Range, ETag and If-Range, next to the fixture routes (listed at start). `--log` prints one
 // line per request on stderr, with the Range and If-Range fields a resuming client sends. `--tls` serves
@@ -22,8 +22,12 @@ enum ServeCommand {
         let directory = command.serveDirectory ?? "."
         var log: (@Sendable (String) -> Void)?
         if command.log { log = { line in Terminal.writeError(line + "\n") } }
-        let server = try await FixtureServer.start(port: command.port, tls: tls, directory: directory, log: log)
+        let server = try await FixtureServer.start(
+            port: command.port, tls: tls, directory: directory, unixSocketPath: command.unixSocket, log: log)
         var text = "wire: serving \(directory) at \(server.baseURL)files/ and the test routes at \(server.baseURL)\n"
+        if let path = command.unixSocket {
+            text += "wire: listening on the socket file \(path): wire get --unix-socket \(path) \(server.baseURL)json\n"
+        }
         if let caFile { text += "wire: the certificate is issued by \(caFile): wire get --cacert \(caFile) URL\n" }
         text += "wire: press Ctrl-C to stop\n\nroutes:\n"
         let width = FixtureServer.routes.map(\.usage.count).max() ?? 0

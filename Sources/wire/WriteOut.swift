@@ -38,6 +38,8 @@ struct WriteOut: Equatable, Sendable {
         case httpVersion = "http_version"
         case numHeaders = "num_headers"
         case numRetries = "num_retries"
+        case remoteIP = "remote_ip"
+        case remotePort = "remote_port"
         case exitCode = "exitcode"
         case errorMessage = "errormsg"
     }
@@ -144,6 +146,9 @@ struct WriteOut: Equatable, Sendable {
         case .httpVersion: return transfer.version.map { "\($0.major).\($0.minor)" } ?? "0"
         case .numHeaders: return String(transfer.fields.count)
         case .numRetries: return String(metrics.retries)
+        // Empty and 0 when no response came, as curl prints them when it never connected.
+        case .remoteIP: return metrics.remoteAddress ?? ""
+        case .remotePort: return String(metrics.remotePort ?? 0)
         case .exitCode: return String(transfer.exitCode)
         case .errorMessage: return transfer.errorMessage
         }

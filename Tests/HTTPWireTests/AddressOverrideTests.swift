@@ -17,6 +17,8 @@ import Testing
             }
             let response = try await client.get("http://api.EXAMPLE.test:\(server.port)/json")
             #expect(response.status == .ok)
+            // ::1 was tried first and refused (the server listens on 127.0.0.1): the metrics name the winner.
+            #expect(response.metrics.remoteAddress == "127.0.0.1" && response.metrics.remotePort == server.port)
             let head = try #require(server.requestLog.last)
             #expect(head.fields["Host"] == "api.example.test:\(server.port)")
             await client.shutdown()

@@ -1,5 +1,6 @@
 // RequestMetricsTests: every response carries its timings — DNS, connect, TLS, request sent, first byte,
-// complete — in order, with whether the connection was reused and how many were opened.
+// complete — in order, with whether the connection was reused and how many were opened, and the peer's
+// address and port.
 
 import FixtureServer
 import HTTPWire
@@ -27,7 +28,10 @@ import Testing
             #expect(first.receivedBodyBytes == 10000)
             #expect((first.bytesPerSecond ?? 0) > 0)
 
+            #expect(first.remoteAddress == "127.0.0.1" && first.remotePort == server.port)
+
             let second = try await client.get("json").metrics
+            #expect(second.remoteAddress == "127.0.0.1" && second.remotePort == server.port, "reused: the same peer")
             #expect(second.isReusedConnection)
             #expect(second.connectionsOpened == 0)
             #expect(second.nameLookup == nil && second.connect == nil)

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg} — parsed in-process, then run
+// -O, --resolve, --unix-socket, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg}, and %{remote_ip}/%{remote_port} — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -270,6 +270,18 @@ import Testing
         }
     }
 
+    @Test("--unix-socket PATH becomes the client's socket file; an empty path and serve with --port are refused")
+    func unixSocketParsing() throws {
+        let parsed = try parsedCommand(["get", "--unix-socket", "/run/app.sock", "u"])
+        #expect(ClientSettings.configuration(for: parsed).unixSocketPath == "/run/app.sock")
+        #expect(ClientSettings.configuration(for: try parsedCommand(["get", "u"])).unixSocketPath == nil)
+        #expect(usageMessage(["get", "--unix-socket", "", "u"]) == "--unix-socket needs the path of a socket file")
+        #expect(try parsedCommand(["serve", "--unix-socket", "/tmp/s.sock"]).unixSocket == "/tmp/s.sock")
+        #expect(
+            usageMessage(["serve", "--port", "8080", "--unix-socket", "/tmp/s.sock"])
+                == "use either --port or --unix-socket, not both")
+    }
+
     @Test(
         "--resolve sends a name DNS does not know to a local server; Host keeps the name", .timeLimit(.scaledMinutes(1))
     )
@@ -403,6 +415,21 @@ import Testing
             #expect(
                 refused.standardOutput
                     == "7|could not connect to 127.0.0.1 port \(port): connection refused (errno 111)")
+        }
+    }
+
+    @Test("-w's %{remote_ip} and %{remote_port} name the peer that answered: IPv6, IPv4, or none")
+    func writeOutRemote() async throws {
+        let format = try WriteOut.parse("%{remote_ip}|%{remote_port}")
+        #expect(format.render(WriteOut.Transfer()) == "|0", "no connection: empty and 0, as curl")
+        try await withFixtureServer { server in
+            // localhost resolves to ::1 and 127.0.0.1; the server listens on the second only.
+            let url = "http://localhost:\(server.port)/json"
+            let result = try await WireProcess.run([
+                "get", "-s", "-o", "/dev/null", url, "-w", "%{remote_ip}|%{remote_port}",
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput == "127.0.0.1|\(server.port)")
         }
     }
 

@@ -1,6 +1,7 @@
 // WireServeTests: `wire serve` run as a user runs it — it prints its base URL, serves a directory and the
 // fixture routes, logs each request with its Range and If-Range fields, serves HTTPS with throwaway
-// certificates that `--cacert` then trusts, and stops on Ctrl-C with exit 0.
+// certificates that `--cacert` then trusts, and stops on Ctrl-C with exit 0. With `--unix-socket` it listens
+// on a socket file that `wire get --unix-socket` reaches, and removes the file when it stops.
 
 import Foundation
 import TestSupport
@@ -81,5 +82,37 @@ import Testing
         #expect(try await server.finish().status == 0)
         try? FileManager.default.removeItem(
             atPath: URL(fileURLWithPath: String(caFile)).deletingLastPathComponent().path)
+    }
+
+    @Test(
+        "serve --unix-socket: get --unix-socket reaches it (Host from the URL), a missing socket is exit 7, Ctrl-C removes the file",
+        .timeLimit(.scaledMinutes(1)))
+    func unixSocket() async throws {
+        let path = "/tmp/wire-\(UUID().uuidString.prefix(8)).sock"
+        let server = try await WireProcess.start(["serve", "--unix-socket", path, "--log"])
+        defer { server.send(SIGKILL) }  // only if the test stopped before Ctrl-C ended it
+        let base = try await baseURL(of: server)
+        #expect(base == "http://localhost/")
+        #expect(await server.outputSoFar().contains("wire get --unix-socket \(path) http://localhost/json"))
+
+        let fetched = try await WireProcess.run([
+            "get", "--unix-socket", path, "http://app.example.test/json", "-w", "|%{http_code}",
+        ])
+        #expect(fetched.status == 0, "\(fetched.standardError)")
+        #expect(fetched.standardOutput.contains("hello from the HTTPWire fixture server"))
+        #expect(fetched.standardOutput.hasSuffix("|200"))
+        let verbose = try await WireProcess.run(["head", "-v", "--unix-socket", path, "http://app.example.test/json"])
+        #expect(verbose.standardError.contains("* connected to http://app.example.test:80 via \(path)"))
+        #expect(verbose.standardError.contains("> Host: app.example.test"))
+
+        let missing = try await WireProcess.run(["get", "--unix-socket", path + ".gone", "http://localhost/json"])
+        #expect(missing.status == 7)
+        #expect(missing.standardError.hasPrefix("wire: error: could not connect to \(path).gone: "))
+
+        server.send(SIGINT)
+        let result = try await server.finish()
+        #expect(result.status == 0)
+        #expect(result.standardError.contains("unnamed unix socket: GET /json -> 200"))
+        #expect(!FileManager.default.fileExists(atPath: path), "the socket file is removed on Ctrl-C")
     }
 }

@@ -62,6 +62,25 @@ public struct ClientConfiguration: Sendable {
     /// resolves the name. Default empty.
     public var addressOverrides: [String: [String]] = [:]
 
+    /// A Unix-domain socket file every request goes through instead of the network — curl's
+    /// `--unix-socket`. Local daemons speak HTTP/1.1 on such files: Docker's API on `/var/run/docker.sock`,
+    /// a sidecar, a test server nobody else can reach.
+    ///
+    /// ```swift
+    /// var configuration = ClientConfiguration()
+    /// configuration.unixSocketPath = "/var/run/docker.sock"
+    /// let client = HTTPClient(configuration: configuration)
+    /// let version = try await client.get("http://localhost/version")
+    /// ```
+    ///
+    /// The URL still says what is asked and of whom: its path is the request target, its host the `Host`
+    /// field (RFC 9112 §3.2 requires one; daemons accept any), and for `https` the name TLS checks. Every
+    /// connection of the client dials the socket, redirects included, and proxies are not used (the socket
+    /// is the route; a `http_proxy` in the environment must not take a Docker call elsewhere).
+    /// ``addressOverrides`` is then ignored. A missing file, or one nobody listens on, fails the request
+    /// with ``HTTPWireError/couldNotConnect(host:port:errno:)`` naming the path (exit 7). Default nil.
+    public var unixSocketPath: String?
+
     /// The most bytes ``HTTPClient/send(_:)`` collects into memory for one body. Default 64 MiB: large
     /// enough for any JSON document, small enough that a hostile endless body cannot exhaust memory. Use
     /// ``HTTPClient/stream(_:)`` or a download for larger bodies.

@@ -54,15 +54,21 @@ public final class HTTPClient: Sendable {
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
         self.baseURL = configuration.baseURL.map { base in Result { () throws(CodecError) in try TargetURL(base) } }
-        self.proxyRoutes = Result { () throws(HTTPWireError) in try ProxyRoutes(configuration.proxy) }
+        // Through a Unix-domain socket, the socket is the route: no proxy (ClientConfiguration.unixSocketPath).
+        self.proxyRoutes =
+            configuration.unixSocketPath != nil
+            ? .success(.direct) : Result { () throws(HTTPWireError) in try ProxyRoutes(configuration.proxy) }
         self.middleware = configuration.middleware + (configuration.cookieJar.map { [CookieMiddleware(jar: $0)] } ?? [])
         self.defaultSettings = RequestOptions.Effective(RequestOptions(), configuration)
         let logger = configuration.logger
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
             tls: configuration.tls.transportSettings, addressOverrides: configuration.addressOverrides,
+            unixSocketPath: configuration.unixSocketPath,
             onConnect: { connection in
-                logger?(HTTPLogEvent(kind: .connected, text: "* connected to \(connection.origin)"))
+                let socketFile =
+                    connection.socket.remoteAddress.isUnixDomain ? " via \(connection.socket.remoteAddress)" : ""
+                logger?(HTTPLogEvent(kind: .connected, text: "* connected to \(connection.origin)\(socketFile)"))
             })
     }
 

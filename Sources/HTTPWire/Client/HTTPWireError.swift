@@ -48,7 +48,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidRequest(String)
     /// DNS gave no address for the host (exit 6).
     case couldNotResolveHost(String)
-    /// No address of the host accepted a TCP connection; `errno` is the last failure (exit 7).
+    /// No address of the host accepted a TCP connection; `errno` is the last failure (exit 7). Through
+    /// ``ClientConfiguration/unixSocketPath``, `host` is the socket's path and `port` is 0.
     case couldNotConnect(host: String, port: Int, errno: Int32)
     /// The response broke the HTTP/1.1 rules (exit 8).
     case malformedResponse(CodecError)
@@ -149,7 +150,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidRequest(let reason): return "invalid request: \(reason)"
         case .couldNotResolveHost(let host): return "could not resolve host \(host)"
         case .couldNotConnect(let host, let port, let errno):
-            return "could not connect to \(host) port \(port): \(TransportError.describe(errno))"
+            return TransportError.couldNotConnect(host: host, port: port, errno: errno).description
         case .malformedResponse(let error): return "malformed response: \(error)"
         case .bodyTruncated(let expected?, let received):
             return "body ended after \(received) of \(expected) bytes"

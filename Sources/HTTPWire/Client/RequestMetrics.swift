@@ -43,13 +43,20 @@ public struct RequestMetrics: Sendable, Hashable {
     public var retries: Int
     /// Body bytes of the final response received so far (`size_download`), before any content decoding.
     public var receivedBodyBytes: Int64
+    /// The address the final response came from (curl's `remote_ip`): the IPv4 or IPv6 address the
+    /// connection is connected to — which of a name's addresses won the race (RFC 8305), or the proxy's
+    /// through a proxy — or the socket file's path through ``ClientConfiguration/unixSocketPath``. Nil when
+    /// no connection carried a response (metrics made by hand).
+    public var remoteAddress: String?
+    /// That connection's port on the peer (`remote_port`); nil through a Unix-domain socket.
+    public var remotePort: Int?
 
     /// Metrics with every time unknown and every count zero.
     public init(
         nameLookup: Duration? = nil, connect: Duration? = nil, tlsHandshake: Duration? = nil,
         requestSent: Duration? = nil, firstByte: Duration? = nil, complete: Duration? = nil,
         isReusedConnection: Bool = false, connectionsOpened: Int = 0, redirects: Int = 0, retries: Int = 0,
-        receivedBodyBytes: Int64 = 0
+        receivedBodyBytes: Int64 = 0, remoteAddress: String? = nil, remotePort: Int? = nil
     ) {
         self.nameLookup = nameLookup
         self.connect = connect
@@ -62,6 +69,8 @@ public struct RequestMetrics: Sendable, Hashable {
         self.redirects = redirects
         self.retries = retries
         self.receivedBodyBytes = receivedBodyBytes
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
     }
 
     /// The average body speed over the whole request, in bytes per second (`speed_download`); nil until

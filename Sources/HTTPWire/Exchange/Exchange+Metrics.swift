@@ -10,7 +10,8 @@ extension Exchange {
     func metrics(_ counters: MetricsCounters) -> RequestMetrics {
         var metrics = RequestMetrics(
             isReusedConnection: lease.isReused, connectionsOpened: counters.connectionsOpened,
-            redirects: counters.redirects, retries: counters.retries, receivedBodyBytes: receivedBytes)
+            redirects: counters.redirects, retries: counters.retries, receivedBodyBytes: receivedBytes,
+            remoteAddress: connection.remoteAddress, remotePort: connection.remotePort)
         if !lease.isReused {
             let timings = connection.timings
             metrics.nameLookup = counters.offset(timings.resolvedNanoseconds)

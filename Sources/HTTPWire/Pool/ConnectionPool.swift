@@ -68,13 +68,16 @@ package final class ConnectionPool: Sendable {
     /// `ClientConfiguration.addressOverrides`, keys lowercased: the literals a direct connection to
     /// `host:port` dials instead of DNS's answer.
     private let addressOverrides: [String: [String]]
+    /// `ClientConfiguration.unixSocketPath`: the socket file every direct connection goes through, if any.
+    private let unixSocketPath: String?
     private let idleTimeout: Duration
     private let onConnect: (@Sendable (PooledConnection) -> Void)?
 
     /// A pool with the client's limits and TLS settings.
     package init(
         limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSClientSettings,
-        addressOverrides: [String: [String]] = [:], onConnect: (@Sendable (PooledConnection) -> Void)? = nil
+        addressOverrides: [String: [String]] = [:], unixSocketPath: String? = nil,
+        onConnect: (@Sendable (PooledConnection) -> Void)? = nil
     ) {
         let configuration = PoolStateMachine.Configuration(
             maxConnectionsPerOrigin: limits.maxConnectionsPerOrigin,
@@ -84,6 +87,7 @@ package final class ConnectionPool: Sendable {
         self.connectTimeout = connectTimeout
         self.addressOverrides = Dictionary(
             addressOverrides.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.unixSocketPath = unixSocketPath
         self.idleTimeout = limits.idleTimeout
         self.onConnect = onConnect
     }
@@ -338,12 +342,14 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Opening
 
-    /// The literals a direct connection to `origin` dials instead of DNS's answer, if the configuration
-    /// names any for its `host:port`. A proxied origin has none: the proxy resolves the name.
-    private func addressOverride(for origin: OriginKey) -> [String]? {
-        guard !addressOverrides.isEmpty, origin.proxy == nil else { return nil }
+    /// How a direct connection to `origin` reaches it: through the configured Unix-domain socket, to the
+    /// literals the configuration names for its `host:port`, or by DNS. A proxied origin dials the proxy.
+    private func dialing(for origin: OriginKey) -> PooledConnection.Dialing {
+        guard origin.proxy == nil else { return .resolvingHost }
+        if let unixSocketPath { return .unixSocket(path: unixSocketPath) }
+        guard !addressOverrides.isEmpty else { return .resolvingHost }
         let host = origin.host.contains(":") ? "[\(origin.host)]" : origin.host
-        return addressOverrides["\(host.lowercased()):\(origin.port)"]
+        return addressOverrides["\(host.lowercased()):\(origin.port)"].map { .addresses($0) } ?? .resolvingHost
     }
 
     /// Opens connection `id` and reports the outcome to the machine.
@@ -353,7 +359,7 @@ package final class ConnectionPool: Sendable {
             let connection: PooledConnection
             do {
                 connection = try await PooledConnection.open(
-                    id: id, origin: origin, tls: tls, addressOverride: addressOverride(for: origin),
+                    id: id, origin: origin, tls: tls, dialing: dialing(for: origin),
                     deadline: .after(timeout))
             } catch let error as TransportError {
                 throw HTTPWireError(error, phase: .connect)

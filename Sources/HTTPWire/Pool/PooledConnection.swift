@@ -1,7 +1,8 @@
 // PooledConnection: one open connection as the pool hands it out, with its receive buffer (pool layer).
 // It pairs a transport stream with the buffer its reads fill, which is kept from exchange to exchange so a
 // kept-alive connection does not allocate per response. Opening one follows the key's route: straight to
-// the origin, to an HTTP proxy (through a CONNECT tunnel for https, `ProxyTunnel`), or through SOCKS5
+// the origin (by DNS, by addresses the configuration gives for the host, or through a Unix-domain socket
+// file: `Dialing`), to an HTTP proxy (through a CONNECT tunnel for https, `ProxyTunnel`), or through SOCKS5
 // (`SOCKS5Tunnel`). It does not parse responses, decide reuse or follow redirects — the exchange decodes
 // (with a decoder of its own) and the pool's state machine decides.
 
@@ -26,6 +27,11 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package var receiveBuffer: [UInt8] = []
     /// When opening it reached DNS, TCP and TLS (the request metrics of the first request on it).
     package let timings: ConnectionTimings
+    /// The peer's address as `RequestMetrics.remoteAddress` reports it — an IP address (the proxy's, through
+    /// one) or a Unix-domain socket's path — formatted once per connection, not per request.
+    package let remoteAddress: String
+    /// The peer's port (`RequestMetrics.remotePort`); nil through a Unix-domain socket.
+    package let remotePort: Int?
 
     /// Wraps an established stream.
     package init(
@@ -37,6 +43,8 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         self.stream = stream
         self.socket = socket
         self.timings = timings
+        self.remoteAddress = socket.remoteAddress.host
+        self.remotePort = socket.remoteAddress.isUnixDomain ? nil : socket.remoteAddress.port
     }
 
     /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2) (a SOCKS5
@@ -51,17 +59,28 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// tunnel's credentials went in its CONNECT, and the origin must never see them).
     package var proxyAuthorization: String? { sendsAbsoluteForm ? origin.proxy?.basicAuthorization : nil }
 
+    /// How a direct connection reaches its origin. A proxied one always dials the proxy by its name: the
+    /// configuration's overrides are for origins.
+    package enum Dialing: Sendable, Equatable {
+        /// To DNS's answer for the origin's host (an IP literal is used as it is).
+        case resolvingHost
+        /// To these IP literals instead, tried in order (`ClientConfiguration.addressOverrides`).
+        case addresses([String])
+        /// Through the Unix-domain socket file at `path` instead of the network
+        /// (`ClientConfiguration.unixSocketPath`).
+        case unixSocket(path: String)
+    }
+
     /// Opens a connection to `origin`: resolve, connect (to the proxy, and through it, when the key names
     /// one) and, for https, the TLS handshake with the origin's name checked. Throws the transport's errors
     /// (`TransportError`; the pool translates them) and, for a proxy, `HTTPWireError`s already translated:
     /// `couldNotResolveProxy` (exit 5), `proxyAuthenticationRequired`, `proxyTunnelFailed`.
     package static func open(
-        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, addressOverride: [String]? = nil,
+        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, dialing: Dialing = .resolvingHost,
         deadline: Deadline
     ) async throws -> PooledConnection {
         var timings = ConnectionTimings(startNanoseconds: Deadline.nowNanoseconds())
-        let socket = try await connectedSocket(
-            to: origin, addressOverride: addressOverride, deadline: deadline, timings: &timings)
+        let socket = try await connectedSocket(to: origin, dialing: dialing, deadline: deadline, timings: &timings)
         switch origin.scheme {
         case .http:
             return PooledConnection(id: id, origin: origin, stream: socket, socket: socket, timings: timings)
@@ -81,14 +100,20 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// `timings` gets the instants the name was resolved and the socket connected (through a proxy: the
     /// proxy's name and the end of the tunnel's set-up).
     private static func connectedSocket(
-        to origin: OriginKey, addressOverride: [String]?, deadline: Deadline, timings: inout ConnectionTimings
+        to origin: OriginKey, dialing: Dialing, deadline: Deadline, timings: inout ConnectionTimings
     ) async throws -> TCPSocket {
         guard let proxy = origin.proxy else {
             let addresses: [SocketAddress]
-            if let addressOverride {
-                addresses = try overriddenAddresses(addressOverride, for: origin)
-            } else {
+            switch dialing {
+            case .resolvingHost:
                 addresses = try await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline)
+            case .addresses(let literals):
+                addresses = try overriddenAddresses(literals, for: origin)
+            case .unixSocket(let path):
+                timings.resolvedNanoseconds = Deadline.nowNanoseconds()  // no name to look up
+                let socket = try await TCPSocket.connect(unixSocketPath: path, deadline: deadline)
+                timings.connectedNanoseconds = Deadline.nowNanoseconds()
+                return socket
             }
             timings.resolvedNanoseconds = Deadline.nowNanoseconds()
             let socket = try await TCPSocket.connect(

@@ -66,6 +66,8 @@ final class NginxHarness: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(plainPort)/" }
     var tlsBaseURL: String { "https://127.0.0.1:\(tlsPort)/" }
+    /// The plain server's Unix-domain socket file (`listen unix:` in the script's configuration).
+    var unixSocketPath: String { directory + "/nginx.sock" }
 
     /// Stops nginx and removes its directory.
     func stop() async {
