@@ -39,16 +39,21 @@ final class BodyOutput {
         case separate(BodyOutput)
     }
     private var headDump = HeadDump.none
+    /// The heads before each final one (redirects followed, attempts retried), when the command shows heads;
+    /// `ClientSettings.withClient` installs it as a middleware.
+    let earlierHeads: EarlierHeads?
 
     /// An output to `path` (created or truncated on first use), or to standard output when nil.
-    init(path: String?) {
+    init(path: String?, earlierHeads: EarlierHeads? = nil) {
         self.path = path
+        self.earlierHeads = earlierHeads
         buffer.reserveCapacity(Self.bufferCapacity)
     }
 
-    /// The output of `command`'s bodies (`-o`, else standard output), with `-D`'s head dump attached.
+    /// The output of `command`'s bodies (`-o`, else standard output), with `-D`'s head dump attached, and
+    /// a recorder of the heads before each final one when the command shows heads.
     convenience init(for command: ParsedCommand) {
-        self.init(path: command.output)
+        self.init(path: command.output, earlierHeads: EarlierHeads.isWanted(by: command) ? EarlierHeads() : nil)
         switch command.dumpHeader {
         case nil: headDump = .none
         case "-" where command.output == nil: headDump = .inline
@@ -72,6 +77,21 @@ final class BodyOutput {
         if target !== self { try target.flush() }
     }
 
+    /// The heads received before the final one of this URL's call — each redirect followed, each attempt
+    /// retried — written as the final head will be (`-D`; `-i` and `wire head` with an empty line after
+    /// each), so the output traces the whole call as `curl -iL` and `curl -IL` do.
+    func writeEarlierHeads(for command: ParsedCommand) throws(HTTPWireError) {
+        guard let earlierHeads else { return }
+        for head in earlierHeads.takeEarlier() {
+            try dumpHead(version: head.version, status: head.status, reason: head.reason, fields: head.fields)
+            if command.include || command.command == .head {
+                try write(
+                    text: HeadText.lines(
+                        version: head.version, status: head.status, reason: head.reason, fields: head.fields) + "\n")
+            }
+        }
+    }
+
     /// How errors name this output: the path, or "standard output".
     var name: String { path ?? "standard output" }
 
@@ -82,6 +102,7 @@ final class BodyOutput {
     func begin(
         version: HTTPVersion, status: Status, reason: String, fields: HTTPFields, for command: ParsedCommand
     ) throws {
+        try writeEarlierHeads(for: command)
         try dumpHead(version: version, status: status, reason: reason, fields: fields)
         try ClientSettings.check(status, for: command)
         try open()

@@ -103,10 +103,12 @@ enum ClientSettings {
     /// kernel closes whatever is left: waiting for a connection stuck in a failed handshake would only
     /// delay the error.
     static func withClient<T>(
-        for command: ParsedCommand, isolation: isolated (any Actor)? = #isolation,
-        _ body: (HTTPClient) async throws -> T
+        for command: ParsedCommand, recordingHeadsFor output: BodyOutput? = nil,
+        isolation: isolated (any Actor)? = #isolation, _ body: (HTTPClient) async throws -> T
     ) async throws -> T {
         var configuration = configuration(for: command)
+        // -i, wire head and -D show the heads before the final one too: a middleware sees every head.
+        if let earlierHeads = output?.earlierHeads { configuration.middleware.append(earlierHeads) }
         configuration.cookieJar = try await CookieOptions.jar(for: command)
         if let netrc = try await Netrc.load(for: command) {
             configuration.middleware.append(NetrcCredentials(netrc: netrc))

@@ -122,7 +122,7 @@ enum CommandOption: CaseIterable {
         switch self {
         case .header: return "add a request field (repeatable)"
         case .output: return "write the body to FILE instead of standard output"
-        case .include: return "print the status line and fields before the body"
+        case .include: return "print the status line and fields before the body (each redirect's head first)"
         case .verbose: return "print request and response heads on stderr, credentials redacted"
         case .fail: return "exit 22 when the status is 400 or more"
         case .timeout: return "give up after S seconds in total"

@@ -16,7 +16,7 @@ enum GetCommand {
     static func run(_ command: ParsedCommand) async throws {
         let output = BodyOutput(for: command)
         do {
-            try await ClientSettings.withClient(for: command) { client in
+            try await ClientSettings.withClient(for: command, recordingHeadsFor: output) { client in
                 if command.parallel > 1 && command.urls.count > 1 {
                     try await fetchConcurrently(command, client: client, into: output)
                 } else {

@@ -10,7 +10,7 @@ enum HeadCommand {
         // The heads go to standard output; -o does not apply to head, so the command's output is that.
         let output = BodyOutput(for: command)
         do {
-            try await ClientSettings.withClient(for: command) { client in
+            try await ClientSettings.withClient(for: command, recordingHeadsFor: output) { client in
                 for url in command.urls {
                     let response: HTTPResponse
                     do {
@@ -20,6 +20,7 @@ enum HeadCommand {
                     }
                     // --fail: no head printed, but the -w report still comes, as curl's does.
                     try await ClientSettings.reporting(response, for: command, into: output) {
+                        try output.writeEarlierHeads(for: command)
                         try output.dumpHead(
                             version: response.version, status: response.status, reason: response.reason,
                             fields: response.fields)

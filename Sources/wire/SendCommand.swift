@@ -36,7 +36,7 @@ enum SendCommand {
         }
         let output = BodyOutput(for: command)
         do {
-            try await ClientSettings.withClient(for: command) { client in
+            try await ClientSettings.withClient(for: command, recordingHeadsFor: output) { client in
                 let request = HTTPRequest(
                     method: ClientSettings.method(for: command, default: method),
                     url: ClientSettings.url(command.urls[0], for: command), fields: fields, body: body)

@@ -32,7 +32,7 @@ enum UploadCommand {
             requested: command.progress, stderrIsTerminal: Terminal.isTerminal(STDERR_FILENO))
         let output = BodyOutput(for: command)
         do {
-            try await ClientSettings.withClient(for: command) { client in
+            try await ClientSettings.withClient(for: command, recordingHeadsFor: output) { client in
                 let upload = client.upload(
                     form, to: command.urls[0], method: ClientSettings.method(for: command, default: .post),
                     fields: ClientSettings.fields(for: command))

@@ -418,6 +418,38 @@ import Testing
         }
     }
 
+    @Test("-i, wire head and -D show each redirect's head before the final one, as curl -iL and -IL do")
+    func earlierHeads() async throws {
+        try await withFixtureServer { server in
+            let url = server.baseURL + "redirect/2"
+            let head = try await WireProcess.run(["head", url])
+            #expect(head.status == 0, "\(head.standardError)")
+            let statusLines = head.standardOutput.split(separator: "\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+            #expect(statusLines == ["HTTP/1.1 302 Found", "HTTP/1.1 302 Found", "HTTP/1.1 200 OK"])
+            #expect(head.standardOutput.hasPrefix("HTTP/1.1 302 Found\nLocation: /redirect/1\n"))
+            #expect(
+                head.standardOutput.contains("\n\nHTTP/1.1 302 Found\nLocation: /json\n"), "an empty line after each")
+
+            let included = try await WireProcess.run(["get", "-i", url])
+            #expect(included.standardOutput.hasPrefix("HTTP/1.1 302 Found\nLocation: /redirect/1\n"))
+            #expect(
+                included.standardOutput.hasSuffix(
+                    "\n\n{\"is_fixture\":true,\"message\":\"hello from the HTTPWire fixture server\",\"numbers\":[1,2,3]}"
+                ))
+            #expect(included.standardOutput.components(separatedBy: "HTTP/1.1 ").count == 4)
+
+            // -D - with the body elsewhere: the three heads, CRLFs and all, each ending in an empty line.
+            let dumped = try await WireProcess.run(["get", "-D", "-", "-o", "/dev/null", url])
+            let heads = dumped.standardOutput.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
+            #expect(heads.map { $0.prefix(15) } == ["HTTP/1.1 302 Fo", "HTTP/1.1 302 Fo", "HTTP/1.1 200 OK"])
+            #expect(dumped.standardOutput.hasSuffix("\r\n\r\n"))
+
+            // No redirect: one head, as before.
+            let plain = try await WireProcess.run(["head", server.baseURL + "json"])
+            #expect(plain.standardOutput.components(separatedBy: "HTTP/1.1 ").count == 2)
+        }
+    }
+
     @Test("-w's %{remote_ip} and %{remote_port} name the peer that answered: IPv6, IPv4, or none")
     func writeOutRemote() async throws {
         let format = try WriteOut.parse("%{remote_ip}|%{remote_port}")
