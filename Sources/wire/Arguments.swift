@@ -258,6 +258,8 @@ private struct CommandParser {
         case .resolve:
             let (key, addresses) = try resolveEntry(try value())
             parsed.resolve[key] = addresses
+        case .digest: parsed.digest = true
+        case .basic: parsed.digest = false
         case .unixSocket:
             let path = try value()
             guard !path.isEmpty else { throw error("--unix-socket needs the path of a socket file") }
@@ -320,6 +322,7 @@ private struct CommandParser {
         }
         if parsed.continueAt && parsed.restart { throw error("use either -C - or --restart, not both") }
         if parsed.fail && parsed.failWithBody { throw error("use either -f or --fail-with-body, not both") }
+        if parsed.digest && parsed.user == nil { throw error("--digest needs -u USER:PASSWORD") }
         if parsed.port != 0 && parsed.unixSocket != nil { throw error("use either --port or --unix-socket, not both") }
         if parsed.silent && parsed.progress == nil { parsed.progress = false }
     }

@@ -56,7 +56,14 @@ enum ClientSettings {
         if command.compressed { configuration.contentDecoding = .on }
         if let pins = command.pinnedPublicKeys.flatMap(PublicKeyPin.list) { configuration.tls.pinnedPublicKeys = pins }
         // -u: Basic credentials (RFC 7617), sent to the URL's origin only, never after a redirect elsewhere.
-        if let user = command.user { configuration.authorization = .basic(user: user.name, password: user.password) }
+        // --digest: the same credentials, sent only as the answer to a Digest challenge (RFC 7616), never in clear.
+        if let user = command.user {
+            if command.digest {
+                configuration.middleware.append(DigestAuthMiddleware(user: user.name, password: user.password))
+            } else {
+                configuration.authorization = .basic(user: user.name, password: user.password)
+            }
+        }
         // -b 'a=1; b=2': sent as typed, to the URL's origin (a redirect elsewhere drops the field).
         if let cookies = CookieOptions.cookieText(for: command) { configuration.defaultFields["Cookie"] = cookies }
         return configuration

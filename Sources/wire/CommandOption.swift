@@ -13,6 +13,7 @@ enum CommandOption: CaseIterable {
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
+    case digest, basic
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -37,6 +38,9 @@ enum CommandOption: CaseIterable {
         case .remoteName: return ["-O", "--remote-name"]
         case .resolve: return ["--resolve"]
         case .unixSocket: return ["--unix-socket"]
+        case .digest: return ["--digest"]
+        // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
+        case .basic: return ["--basic"]
         case .failWithBody: return ["--fail-with-body"]
         // Accepted so scripts written for curl run unchanged: wire speaks HTTP/1.1 only.
         case .http11: return ["--http1.1"]
@@ -97,7 +101,7 @@ enum CommandOption: CaseIterable {
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
-            .netrc:
+            .netrc, .digest, .basic:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -150,7 +154,9 @@ enum CommandOption: CaseIterable {
         case .noProxy: return "hosts to reach directly, comma-separated (* for all); overrides no_proxy"
         case .proxyUser: return "the proxy's user name and password, overriding those in the proxy URL"
         case .pinnedPublicKey: return "refuse an https server whose public key's SHA-256 is none of these (exit 90)"
-        case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only)"
+        case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only; see --digest)"
+        case .digest: return "with -u, answer the server's Digest challenge (RFC 7616) instead of sending Basic"
+        case .basic: return "with -u, send Basic authorization (the default)"
         case .dataURLEncode: return "like -d, but TEXT is form-encoded first (space as +, & = % escaped)"
         case .get: return "put the -d and --data-urlencode data in the URL's query instead of a body"
         case .request: return "send METHOD instead of the command's (wire post -X PATCH ...)"
@@ -201,6 +207,7 @@ enum CommandOption: CaseIterable {
             return requests
         case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
         case .unixSocket: return requests.union([.serve])
+        case .digest, .basic: return requests
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]

@@ -148,6 +148,9 @@ struct ParsedCommand: Equatable, Sendable {
     var referer: String?
     /// `--resolve HOST:PORT:ADDR,...`, as `ClientConfiguration.addressOverrides`: `"host:port"` to literals.
     var resolve: [String: [String]] = [:]
+    /// `--digest`: `-u`'s credentials answer a Digest challenge (`DigestAuthMiddleware`) instead of going
+    /// as Basic; `--basic` turns it back off, as in curl.
+    var digest = false
     /// `--unix-socket PATH`, as `ClientConfiguration.unixSocketPath`: every connection goes through PATH.
     var unixSocket: String?
     /// `-D FILE`: where each response head is written as received (`-` for standard output).

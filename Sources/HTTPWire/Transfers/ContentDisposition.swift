@@ -36,7 +36,7 @@ package struct ContentDisposition: Sendable, Hashable {
     /// it decodes; otherwise it is ignored. Leniency: an unquoted `filename` that is not a token (real
     /// servers send `filename=my file.txt`) is read up to the next `;` and trimmed.
     package init?(parsing value: String) {
-        var scanner = Scanner(Array(value.unicodeScalars))
+        var scanner = FieldValueScanner(value)
         scanner.skipWhitespace()
         let type = scanner.token()
         guard !type.isEmpty else { return nil }
@@ -56,7 +56,7 @@ package struct ContentDisposition: Sendable, Hashable {
                 guard let quoted = scanner.quotedString() else { return nil }
                 parameterValue = quoted
             } else {
-                parameterValue = scanner.rawValueUntilSemicolon()
+                parameterValue = scanner.rawValue(upTo: ";")
             }
             if parameters[name] == nil { parameters[name] = parameterValue }
         }
@@ -172,66 +172,5 @@ package struct ContentDisposition: Sendable, Hashable {
             kept.append(character)
         }
         return kept + fileExtension
-    }
-}
-
-/// A cursor over the field value's scalars for the few productions RFC 6266 needs.
-private struct Scanner {
-    private let scalars: [Unicode.Scalar]
-    private var position = 0
-
-    init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
-
-    var isAtEnd: Bool { position == scalars.count }
-    var peek: Unicode.Scalar? { isAtEnd ? nil : scalars[position] }
-
-    mutating func skipWhitespace() {
-        while let scalar = peek, scalar == " " || scalar == "\t" { position += 1 }
-    }
-
-    mutating func consume(_ expected: Unicode.Scalar) -> Bool {
-        guard peek == expected else { return false }
-        position += 1
-        return true
-    }
-
-    /// `token` (RFC 9110 §5.6.2).
-    mutating func token() -> String {
-        var text = String.UnicodeScalarView()
-        while let scalar = peek, scalar.isASCII, ByteClasses.isTokenByte(UInt8(scalar.value)) {
-            text.append(scalar)
-            position += 1
-        }
-        return String(text)
-    }
-
-    /// `quoted-string` with `quoted-pair` (RFC 9110 §5.6.4); nil when the closing quote is missing.
-    mutating func quotedString() -> String? {
-        guard consume("\"") else { return nil }
-        var text = String.UnicodeScalarView()
-        while let scalar = peek {
-            position += 1
-            switch scalar {
-            case "\"": return String(text)
-            case "\\":
-                guard let escaped = peek else { return nil }
-                position += 1
-                text.append(escaped)
-            default: text.append(scalar)
-            }
-        }
-        return nil
-    }
-
-    /// An unquoted value: up to the next `;`, trimmed (a token, or the lenient form described on `init`).
-    mutating func rawValueUntilSemicolon() -> String {
-        var text = String.UnicodeScalarView()
-        while let scalar = peek, scalar != ";" {
-            text.append(scalar)
-            position += 1
-        }
-        var value = Substring(String(text))
-        while value.last == " " || value.last == "\t" { value = value.dropLast() }
-        return String(value)
     }
 }
