@@ -245,6 +245,28 @@ for index, words in enumerate(
 ):
     seed(W, "words-%02d" % index, "\x00".join(words))
 
+# The curl options of later rounds, each in a seed named for what it reaches.
+for name, words in [
+    ("clusters-resolve", ["get", "-fsSLo", "out", "--resolve", "h:443:[::1],127.0.0.1", "http://h/"]),
+    ("silent-remote", ["get", "-sSO", "--create-dirs", "--fail-with-body", "-#", "--http1.1", "--data-raw", "@x", "-G", "u"]),
+    ("upload-dump", ["put", "-T", "a.bin", "-A", "", "-e", "r", "--retry", "2", "-D", "-", "http://h/x"]),
+    ("unix-socket-get", ["get", "-sS", "--unix-socket", "/run/docker.sock", "http://localhost/version"]),
+    ("unix-socket-serve", ["serve", "--unix-socket", "/tmp/s.sock", "--port", "80"]),
+    ("digest", ["get", "--digest", "-u", "ada:pw", "--basic", "--digest", "-w", "%{remote_ip}:%{remote_port}", "u"]),
+]:
+    seed(W, "words-" + name, "\x00".join(words))
+
+# MARK: AuthenticationChallenge (RFC 9110 §11.6.1): WWW-Authenticate values, one field line per LF
+H = "AuthenticationChallenge"
+seed(H, "digest-rfc7616", 'Digest realm="http-auth@example.org", qop="auth, auth-int", algorithm=SHA-256, '
+     'nonce="7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", opaque="FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS"')
+seed(H, "two-in-one-line", 'Digest realm="api, v2", nonce="n\\"1", Basic realm="api"')
+seed(H, "token68-and-bare", "Negotiate YIIC+/a==, Bearer\nDIGEST Realm=api ,  ALGORITHM = SHA-256 , nonce=abc, NewAuth")
+seed(H, "bearer-error", 'Bearer realm="example", error="invalid_token", error_description="The access token expired"')
+seed(H, "unterminated", 'Basic realm="x", Digest nonce="unterminated')
+seed(H, "empty-elements", ', ,Basic realm="x",,')
+seed(H, "userhash-sess", 'Digest realm="r", nonce="n", qop=auth, algorithm=SHA-512-256-sess, userhash=true, stale=TRUE')
+
 # MARK: SetCookie (RFC 6265 §5.2): one Set-Cookie field value, as a server controls it
 K = "SetCookie"
 seed(K, "basic", "SID=31d4d96e407aad42; Path=/; Secure; HttpOnly")
