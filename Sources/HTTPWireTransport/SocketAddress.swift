@@ -75,6 +75,9 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
     /// Whether this is an IPv6 address.
     package var isIPv6: Bool { family == AF_INET6 }
 
+    /// Whether this is an IPv4 address.
+    package var isIPv4: Bool { family == AF_INET }
+
     /// Whether this is a Unix-domain socket's path (no host, no port, no TCP).
     package var isUnixDomain: Bool { family == AF_UNIX }
 

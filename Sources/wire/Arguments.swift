@@ -260,6 +260,9 @@ private struct CommandParser {
             parsed.resolve[key] = addresses
         case .digest: parsed.digest = true
         case .basic: parsed.digest = false
+        // The last of -4 and -6 wins, as in curl.
+        case .ipv4: parsed.ipVersion = 4
+        case .ipv6: parsed.ipVersion = 6
         case .unixSocket:
             let path = try value()
             guard !path.isEmpty else { throw error("--unix-socket needs the path of a socket file") }

@@ -38,6 +38,7 @@ enum ClientSettings {
         configuration.addressOverrides = command.resolve
         // --unix-socket: every connection dials the socket file; proxies are then not used (the library's rule).
         configuration.unixSocketPath = command.unixSocket
+        configuration.addressFamily = command.ipVersion == 4 ? .ipv4 : command.ipVersion == 6 ? .ipv6 : .any
         // --retry N: a download retries its own attempts (resuming from the bytes on disk, DownloadOptions);
         // every other command through the client's policy.
         if command.command != .download { configuration.retry = retryPolicy(for: command) }

@@ -13,7 +13,7 @@ enum CommandOption: CaseIterable {
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
-    case digest, basic
+    case digest, basic, ipv4, ipv6
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -41,6 +41,8 @@ enum CommandOption: CaseIterable {
         case .digest: return ["--digest"]
         // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
         case .basic: return ["--basic"]
+        case .ipv4: return ["-4", "--ipv4"]
+        case .ipv6: return ["-6", "--ipv6"]
         case .failWithBody: return ["--fail-with-body"]
         // Accepted so scripts written for curl run unchanged: wire speaks HTTP/1.1 only.
         case .http11: return ["--http1.1"]
@@ -101,7 +103,7 @@ enum CommandOption: CaseIterable {
         case .limitRate: return "RATE"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
-            .netrc, .digest, .basic:
+            .netrc, .digest, .basic, .ipv4, .ipv6:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -157,6 +159,8 @@ enum CommandOption: CaseIterable {
         case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only; see --digest)"
         case .digest: return "with -u, answer the server's Digest challenge (RFC 7616) instead of sending Basic"
         case .basic: return "with -u, send Basic authorization (the default)"
+        case .ipv4: return "connect over IPv4 only (a name's IPv6 addresses are not tried)"
+        case .ipv6: return "connect over IPv6 only (a name's IPv4 addresses are not tried)"
         case .dataURLEncode: return "like -d, but TEXT is form-encoded first (space as +, & = % escaped)"
         case .get: return "put the -d and --data-urlencode data in the URL's query instead of a body"
         case .request: return "send METHOD instead of the command's (wire post -X PATCH ...)"
@@ -207,7 +211,7 @@ enum CommandOption: CaseIterable {
             return requests
         case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
         case .unixSocket: return requests.union([.serve])
-        case .digest, .basic: return requests
+        case .digest, .basic, .ipv4, .ipv6: return requests
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]

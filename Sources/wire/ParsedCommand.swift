@@ -151,6 +151,10 @@ struct ParsedCommand: Equatable, Sendable {
     /// `--digest`: `-u`'s credentials answer a Digest challenge (`DigestAuthMiddleware`) instead of going
     /// as Basic; `--basic` turns it back off, as in curl.
     var digest = false
+    /// `-4` or `-6`: connect over that IP version only (`ClientConfiguration.addressFamily`); nil for both.
+    /// A number rather than the library's enum: this file is also built into the Arguments fuzz target,
+    /// which has no `ClientConfiguration`.
+    var ipVersion: Int?
     /// `--unix-socket PATH`, as `ClientConfiguration.unixSocketPath`: every connection goes through PATH.
     var unixSocket: String?
     /// `-D FILE`: where each response head is written as received (`-` for standard output).

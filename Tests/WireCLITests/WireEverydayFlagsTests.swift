@@ -450,18 +450,27 @@ import Testing
         }
     }
 
-    @Test("-w's %{remote_ip} and %{remote_port} name the peer that answered: IPv6, IPv4, or none")
+    @Test("-w's %{remote_ip} and %{remote_port} name the peer that answered; -4 and -6 choose the family")
     func writeOutRemote() async throws {
         let format = try WriteOut.parse("%{remote_ip}|%{remote_port}")
         #expect(format.render(WriteOut.Transfer()) == "|0", "no connection: empty and 0, as curl")
         try await withFixtureServer { server in
-            // localhost resolves to ::1 and 127.0.0.1; the server listens on the second only.
+            // localhost may resolve to ::1 as well; the server listens on 127.0.0.1 only, so that is the peer.
             let url = "http://localhost:\(server.port)/json"
             let result = try await WireProcess.run([
                 "get", "-s", "-o", "/dev/null", url, "-w", "%{remote_ip}|%{remote_port}",
             ])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput == "127.0.0.1|\(server.port)")
+            // -4 and -6 keep one family of a name's addresses (here two, given by --resolve); -6 has none.
+            let dual = "dual.test:\(server.port):[::1],127.0.0.1"
+            let four = try await WireProcess.run([
+                "get", "-4", "--resolve", dual, "-o", "/dev/null", "http://dual.test:\(server.port)/json", "-w",
+                "%{remote_ip}",
+            ])
+            #expect(four.status == 0 && four.standardOutput == "127.0.0.1", "\(four.standardError)")
+            let six = try await WireProcess.run(["get", "-s", "-6", "http://127.0.0.1:\(server.port)/json"])
+            #expect(six.status == 6)
         }
     }
 

@@ -81,6 +81,14 @@ public struct ClientConfiguration: Sendable {
     /// with ``HTTPWireError/couldNotConnect(host:port:errno:)`` naming the path (exit 7). Default nil.
     public var unixSocketPath: String?
 
+    /// Which IP version connections use — curl's `-4` and `-6`. Default ``AddressFamily/any``: every address
+    /// a name has, IPv6 and IPv4 raced as RFC 8305 describes. ``AddressFamily/ipv4`` or
+    /// ``AddressFamily/ipv6`` keeps only that family's addresses — of the origin, of a proxy, and of
+    /// ``addressOverrides`` — for a network where the other one is broken, or to test one path. A host with
+    /// no address of the family (an IPv6 literal under `.ipv4`) fails with
+    /// ``HTTPWireError/couldNotResolveHost(_:)`` (exit 6).
+    public var addressFamily: AddressFamily = .any
+
     /// The most bytes ``HTTPClient/send(_:)`` collects into memory for one body. Default 64 MiB: large
     /// enough for any JSON document, small enough that a hostile endless body cannot exhaust memory. Use
     /// ``HTTPClient/stream(_:)`` or a download for larger bodies.
@@ -124,6 +132,16 @@ public struct ClientConfiguration: Sendable {
 
     /// The defaults described on each property.
     public init() {}
+
+    /// The IP versions a client connects with (``ClientConfiguration/addressFamily``).
+    public enum AddressFamily: Sendable, Hashable {
+        /// IPv6 and IPv4, whichever connects first (RFC 8305).
+        case any
+        /// IPv4 addresses only (`-4`).
+        case ipv4
+        /// IPv6 addresses only (`-6`).
+        case ipv6
+    }
 
     /// Deadlines for the phases of a request. Each expiry is reported as `HTTPWireError.timedOut(phase)`.
     public struct Timeouts: Sendable, Hashable {

@@ -64,7 +64,7 @@ public final class HTTPClient: Sendable {
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
             tls: configuration.tls.transportSettings, addressOverrides: configuration.addressOverrides,
-            unixSocketPath: configuration.unixSocketPath,
+            unixSocketPath: configuration.unixSocketPath, addressFamily: configuration.addressFamily,
             onConnect: { connection in
                 let socketFile =
                     connection.socket.remoteAddress.isUnixDomain ? " via \(connection.socket.remoteAddress)" : ""

@@ -70,6 +70,8 @@ package final class ConnectionPool: Sendable {
     private let addressOverrides: [String: [String]]
     /// `ClientConfiguration.unixSocketPath`: the socket file every direct connection goes through, if any.
     private let unixSocketPath: String?
+    /// `ClientConfiguration.addressFamily`: the IP version every connection keeps to.
+    private let addressFamily: ClientConfiguration.AddressFamily
     private let idleTimeout: Duration
     private let onConnect: (@Sendable (PooledConnection) -> Void)?
 
@@ -77,6 +79,7 @@ package final class ConnectionPool: Sendable {
     package init(
         limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSClientSettings,
         addressOverrides: [String: [String]] = [:], unixSocketPath: String? = nil,
+        addressFamily: ClientConfiguration.AddressFamily = .any,
         onConnect: (@Sendable (PooledConnection) -> Void)? = nil
     ) {
         let configuration = PoolStateMachine.Configuration(
@@ -88,6 +91,7 @@ package final class ConnectionPool: Sendable {
         self.addressOverrides = Dictionary(
             addressOverrides.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.unixSocketPath = unixSocketPath
+        self.addressFamily = addressFamily
         self.idleTimeout = limits.idleTimeout
         self.onConnect = onConnect
     }
@@ -359,7 +363,7 @@ package final class ConnectionPool: Sendable {
             let connection: PooledConnection
             do {
                 connection = try await PooledConnection.open(
-                    id: id, origin: origin, tls: tls, dialing: dialing(for: origin),
+                    id: id, origin: origin, tls: tls, dialing: dialing(for: origin), family: addressFamily,
                     deadline: .after(timeout))
             } catch let error as TransportError {
                 throw HTTPWireError(error, phase: .connect)

@@ -77,10 +77,11 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// `couldNotResolveProxy` (exit 5), `proxyAuthenticationRequired`, `proxyTunnelFailed`.
     package static func open(
         id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, dialing: Dialing = .resolvingHost,
-        deadline: Deadline
+        family: ClientConfiguration.AddressFamily = .any, deadline: Deadline
     ) async throws -> PooledConnection {
         var timings = ConnectionTimings(startNanoseconds: Deadline.nowNanoseconds())
-        let socket = try await connectedSocket(to: origin, dialing: dialing, deadline: deadline, timings: &timings)
+        let socket = try await connectedSocket(
+            to: origin, dialing: dialing, family: family, deadline: deadline, timings: &timings)
         switch origin.scheme {
         case .http:
             return PooledConnection(id: id, origin: origin, stream: socket, socket: socket, timings: timings)
@@ -100,15 +101,18 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// `timings` gets the instants the name was resolved and the socket connected (through a proxy: the
     /// proxy's name and the end of the tunnel's set-up).
     private static func connectedSocket(
-        to origin: OriginKey, dialing: Dialing, deadline: Deadline, timings: inout ConnectionTimings
+        to origin: OriginKey, dialing: Dialing, family: ClientConfiguration.AddressFamily, deadline: Deadline,
+        timings: inout ConnectionTimings
     ) async throws -> TCPSocket {
         guard let proxy = origin.proxy else {
             let addresses: [SocketAddress]
             switch dialing {
             case .resolvingHost:
-                addresses = try await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline)
+                addresses = try keeping(
+                    family, of: await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline),
+                    host: origin.host)
             case .addresses(let literals):
-                addresses = try overriddenAddresses(literals, for: origin)
+                addresses = try keeping(family, of: overriddenAddresses(literals, for: origin), host: origin.host)
             case .unixSocket(let path):
                 timings.resolvedNanoseconds = Deadline.nowNanoseconds()  // no name to look up
                 let socket = try await TCPSocket.connect(unixSocketPath: path, deadline: deadline)
@@ -123,7 +127,9 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         }
         let socket: TCPSocket
         do {
-            let addresses = try await Resolver.resolve(host: proxy.host, port: proxy.port, deadline: deadline)
+            let addresses = try keeping(
+                family, of: await Resolver.resolve(host: proxy.host, port: proxy.port, deadline: deadline),
+                host: proxy.host)
             timings.resolvedNanoseconds = Deadline.nowNanoseconds()
             socket = try await TCPSocket.connect(
                 toAddresses: addresses, host: proxy.host, port: proxy.port, deadline: deadline)
@@ -150,6 +156,21 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         }
         timings.connectedNanoseconds = Deadline.nowNanoseconds()
         return socket
+    }
+
+    /// The addresses of `family` among `addresses` (all of them for `.any`); none is as if `host` had no
+    /// address at all (curl's `-4` and `-6` fail the same way: exit 6).
+    private static func keeping(
+        _ family: ClientConfiguration.AddressFamily, of addresses: [SocketAddress], host: String
+    ) throws(TransportError) -> [SocketAddress] {
+        let kept: [SocketAddress]
+        switch family {
+        case .any: return addresses
+        case .ipv4: kept = addresses.filter(\.isIPv4)
+        case .ipv6: kept = addresses.filter(\.isIPv6)
+        }
+        guard !kept.isEmpty else { throw .couldNotResolve(host: host) }
+        return kept
     }
 
     /// `ClientConfiguration.addressOverrides`' literals for `origin` (brackets around IPv6 allowed, as in a
