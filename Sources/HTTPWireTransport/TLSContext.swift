@@ -178,43 +178,47 @@ package final class TLSContext: @unchecked Sendable {
         }
     }
 
-    /// Presents `chain` (leaf first, then intermediates) with the private key `key`.
+    /// Presents `chain` (leaf first, then intermediates) with the private key `key`. Failures are
+    /// `localCertificateFailed` (curl's exit 58), not handshake failures: nothing has been sent yet.
     private func useIdentity(chain: PEMInput, key: PEMInput) throws(TransportError) {
         switch chain {
         case .file(let path):
             guard SSL_CTX_use_certificate_chain_file(pointer, path) == 1 else {
-                throw TransportError.tlsFailed(Self.openSSLReason(default: "cannot load certificate \(path)"))
+                throw TransportError.localCertificateFailed(
+                    Self.openSSLReason(default: "cannot load certificate \(path)"))
             }
         case .text(let text):
             let certificates = try Self.certificates(in: text)
             defer { certificates.forEach { X509_free($0) } }
             guard SSL_CTX_use_certificate(pointer, certificates[0]) == 1 else {
-                throw TransportError.tlsFailed(Self.openSSLReason(default: "cannot use the certificate"))
+                throw TransportError.localCertificateFailed(Self.openSSLReason(default: "cannot use the certificate"))
             }
             for intermediate in certificates.dropFirst() {
                 guard httpwire_SSL_CTX_add1_chain_cert(pointer, intermediate) == 1 else {
-                    throw TransportError.tlsFailed(Self.openSSLReason(default: "cannot add an intermediate"))
+                    throw TransportError.localCertificateFailed(
+                        Self.openSSLReason(default: "cannot add an intermediate"))
                 }
             }
         }
         switch key {
         case .file(let path):
             guard SSL_CTX_use_PrivateKey_file(pointer, path, SSL_FILETYPE_PEM) == 1 else {
-                throw TransportError.tlsFailed(Self.openSSLReason(default: "cannot load private key \(path)"))
+                throw TransportError.localCertificateFailed(
+                    Self.openSSLReason(default: "cannot load private key \(path)"))
             }
         case .text(let text):
             let bio = Self.memoryBIO(text)
             defer { BIO_free(bio) }
             guard let privateKey = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
-                throw TransportError.tlsFailed(Self.openSSLReason(default: "no private key in pem text"))
+                throw TransportError.localCertificateFailed(Self.openSSLReason(default: "no private key in pem text"))
             }
             defer { EVP_PKEY_free(privateKey) }
             guard SSL_CTX_use_PrivateKey(pointer, privateKey) == 1 else {
-                throw TransportError.tlsFailed(Self.openSSLReason(default: "cannot use the private key"))
+                throw TransportError.localCertificateFailed(Self.openSSLReason(default: "cannot use the private key"))
             }
         }
         guard SSL_CTX_check_private_key(pointer) == 1 else {
-            throw TransportError.tlsFailed(Self.openSSLReason(default: "private key does not match"))
+            throw TransportError.localCertificateFailed(Self.openSSLReason(default: "private key does not match"))
         }
     }
 

@@ -41,6 +41,9 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
     /// TLS could not be set up or negotiated, for a reason other than the peer's certificate (a missing CA
     /// file, no shared protocol version, a handshake alert), in OpenSSL's words.
     case tlsFailed(String)
+    /// Our own certificate or private key (mutual TLS's client identity, or a server's) could not be loaded,
+    /// or the two do not match, in OpenSSL's words.
+    case localCertificateFailed(String)
     /// The peer's certificate did not verify (unknown issuer, expired, wrong name), in OpenSSL's words.
     case peerCertificateRejected(String)
     /// The peer's public key (the SHA-256 of its SubjectPublicKeyInfo, given here) matches none of the keys
@@ -69,6 +72,7 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
         case .fileReadFailed(let call, let path, let errno): return "\(call) \(path): \(Self.describe(errno))"
         case .fileWriteFailed(let call, let path, let errno): return "\(call) \(path): \(Self.describe(errno))"
         case .tlsFailed(let reason): return "tls failed: \(reason)"
+        case .localCertificateFailed(let reason): return "local certificate: \(reason)"
         case .peerCertificateRejected(let reason): return "peer certificate rejected: \(reason)"
         case .publicKeyPinMismatch: return "the peer's public key matches no pinned key"
         case .socksHandshakeFailed(let reason): return "socks5 handshake failed: \(reason)"

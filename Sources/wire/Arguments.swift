@@ -261,6 +261,8 @@ private struct CommandParser {
         case .digest: parsed.digest = true
         case .basic: parsed.digest = false
         // The last of -4 and -6 wins, as in curl.
+        case .cert: parsed.clientCertificate = try value()
+        case .key: parsed.clientKey = try value()
         case .ipv4: parsed.ipVersion = 4
         case .ipv6: parsed.ipVersion = 6
         case .unixSocket:
@@ -325,6 +327,7 @@ private struct CommandParser {
         }
         if parsed.continueAt && parsed.restart { throw error("use either -C - or --restart, not both") }
         if parsed.fail && parsed.failWithBody { throw error("use either -f or --fail-with-body, not both") }
+        if parsed.clientKey != nil && parsed.clientCertificate == nil { throw error("--key needs --cert") }
         if parsed.digest && parsed.user == nil { throw error("--digest needs -u USER:PASSWORD") }
         if parsed.port != 0 && parsed.unixSocket != nil { throw error("use either --port or --unix-socket, not both") }
         if parsed.silent && parsed.progress == nil { parsed.progress = false }

@@ -44,6 +44,11 @@ enum ClientSettings {
         if command.command != .download { configuration.retry = retryPolicy(for: command) }
         if let seconds = command.timeoutSeconds { configuration.timeouts.total = .seconds(seconds) }
         if let seconds = command.connectTimeoutSeconds { configuration.timeouts.connect = .seconds(seconds) }
+        // -E/--cert [--key]: mutual TLS. Without --key the key is read from the certificate's file, as curl does.
+        if let certificate = command.clientCertificate {
+            configuration.tls.clientCertificateChain = .file(path: certificate)
+            configuration.tls.clientPrivateKey = .file(path: command.clientKey ?? certificate)
+        }
         if let caFile = command.caFile {
             configuration.tls.trustsSystemRoots = false
             configuration.tls.additionalTrustRoots = [.file(path: caFile)]

@@ -13,7 +13,7 @@ enum CommandOption: CaseIterable {
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
-    case digest, basic, ipv4, ipv6
+    case digest, basic, ipv4, ipv6, cert, key
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -41,6 +41,8 @@ enum CommandOption: CaseIterable {
         case .digest: return ["--digest"]
         // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
         case .basic: return ["--basic"]
+        case .cert: return ["-E", "--cert"]
+        case .key: return ["--key"]
         case .ipv4: return ["-4", "--ipv4"]
         case .ipv6: return ["-6", "--ipv6"]
         case .failWithBody: return ["--fail-with-body"]
@@ -93,7 +95,7 @@ enum CommandOption: CaseIterable {
     var valueName: String? {
         switch self {
         case .header: return "\"Name: value\""
-        case .output, .caFile, .inputFile, .uploadFile, .dumpHeader, .netrcFile: return "FILE"
+        case .output, .caFile, .inputFile, .uploadFile, .dumpHeader, .netrcFile, .cert, .key: return "FILE"
         case .timeout, .connectTimeout, .segmentProbe, .retryDelay: return "S"
         case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
         case .json, .data, .dataRaw: return "TEXT"
@@ -159,6 +161,8 @@ enum CommandOption: CaseIterable {
         case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only; see --digest)"
         case .digest: return "with -u, answer the server's Digest challenge (RFC 7616) instead of sending Basic"
         case .basic: return "with -u, send Basic authorization (the default)"
+        case .cert: return "present this PEM certificate (and chain) when the server asks for one (mutual TLS)"
+        case .key: return "the unencrypted PEM private key of --cert (default: the --cert file itself)"
         case .ipv4: return "connect over IPv4 only (a name's IPv6 addresses are not tried)"
         case .ipv6: return "connect over IPv6 only (a name's IPv4 addresses are not tried)"
         case .dataURLEncode: return "like -d, but TEXT is form-encoded first (space as +, & = % escaped)"
@@ -211,7 +215,7 @@ enum CommandOption: CaseIterable {
             return requests
         case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
         case .unixSocket: return requests.union([.serve])
-        case .digest, .basic, .ipv4, .ipv6: return requests
+        case .digest, .basic, .ipv4, .ipv6, .cert, .key: return requests
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]

@@ -151,6 +151,10 @@ struct ParsedCommand: Equatable, Sendable {
     /// `--digest`: `-u`'s credentials answer a Digest challenge (`DigestAuthMiddleware`) instead of going
     /// as Basic; `--basic` turns it back off, as in curl.
     var digest = false
+    /// `-E/--cert FILE`: the PEM certificate chain presented for mutual TLS (curl's `--cert`; no passphrase).
+    var clientCertificate: String?
+    /// `--key FILE`: its unencrypted PEM private key; nil means the certificate file holds the key too.
+    var clientKey: String?
     /// `-4` or `-6`: connect over that IP version only (`ClientConfiguration.addressFamily`); nil for both.
     /// A number rather than the library's enum: this file is also built into the Arguments fuzz target,
     /// which has no `ClientConfiguration`.

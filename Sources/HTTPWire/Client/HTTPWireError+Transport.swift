@@ -22,6 +22,7 @@ extension HTTPWireError {
         case .fileReadFailed(_, let path, let errno): self = .localReadFailed(path: path, errno: errno)
         case .fileWriteFailed(_, let path, let errno): self = .localWriteFailed(path: path, errno: errno)
         case .tlsFailed(let reason): self = .tlsHandshakeFailed(reason)
+        case .localCertificateFailed(let reason): self = .localCertificateFailed(reason)
         case .peerCertificateRejected(let reason): self = .peerCertificateRejected(reason)
         case .publicKeyPinMismatch(let sha256):
             self = .pinnedPublicKeyMismatch(actual: PublicKeyPin(sha256: sha256).description)

@@ -81,6 +81,10 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     case timedOut(Phase)
     /// The TLS handshake failed for a reason other than the peer's certificate (exit 35).
     case tlsHandshakeFailed(String)
+    /// The client certificate or its private key (``TLSConfiguration/clientCertificateChain``,
+    /// ``TLSConfiguration/clientPrivateKey``) could not be loaded, or they do not match (exit 58, curl's
+    /// CURLE_SSL_CERTPROBLEM). Nothing was sent.
+    case localCertificateFailed(String)
     /// More redirects than the policy allows (exit 47).
     case tooManyRedirects(limit: Int)
     /// The connection closed before any byte of a response (exit 52).
@@ -129,6 +133,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
         case .localFileChanged: return 26
         case .timedOut: return 28
         case .tlsHandshakeFailed: return 35
+        case .localCertificateFailed: return 58
         case .tooManyRedirects: return 47
         case .emptyReply: return 52
         case .sendFailed: return 55
@@ -172,6 +177,7 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(path) changed size while being sent: expected \(expectedSize) bytes, found \(actualSize)"
         case .timedOut(let phase): return "timed out (\(phase.rawValue))"
         case .tlsHandshakeFailed(let reason): return "tls handshake failed: \(reason)"
+        case .localCertificateFailed(let reason): return "local certificate: \(reason)"
         case .tooManyRedirects(let limit): return "more than \(limit) redirects"
         case .emptyReply: return "server closed the connection without sending a response"
         case .sendFailed(let errno): return "send failed: \(TransportError.describe(errno))"

@@ -127,7 +127,8 @@ public struct RetryPolicy: Sendable, Hashable {
         case .timedOut(let phase):
             return phase != .total
         case .invalidURL, .couldNotResolveHost, .malformedResponse, .httpStatus, .localWriteFailed,
-            .localReadFailed, .localFileChanged, .checksumMismatch, .tlsHandshakeFailed, .tooManyRedirects,
+            .localReadFailed, .localFileChanged, .checksumMismatch, .tlsHandshakeFailed, .localCertificateFailed,
+            .tooManyRedirects,
             .peerCertificateRejected,
             .requestBodyNotReplayable, .invalidRequest, .bodyTooLarge, .unacceptableResponse,
             .pinnedPublicKeyMismatch, .couldNotResolveProxy, .proxyAuthenticationRequired, .proxyTunnelFailed,

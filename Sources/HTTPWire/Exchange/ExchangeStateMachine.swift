@@ -390,7 +390,8 @@ package struct ExchangeStateMachine: Sendable {
             return true
         case .invalidURL, .invalidRequest, .couldNotResolveHost, .couldNotConnect, .malformedResponse, .bodyTruncated,
             .bodyTooLarge, .httpStatus, .localWriteFailed, .localReadFailed, .localFileChanged, .timedOut,
-            .tlsHandshakeFailed, .tooManyRedirects, .requestBodyNotReplayable, .peerCertificateRejected,
+            .tlsHandshakeFailed, .localCertificateFailed, .tooManyRedirects, .requestBodyNotReplayable,
+            .peerCertificateRejected,
             .checksumMismatch, .unacceptableResponse, .pinnedPublicKeyMismatch, .couldNotResolveProxy,
             .proxyAuthenticationRequired,
             .proxyTunnelFailed, .socksProxyFailed, .badContentEncoding:
