@@ -210,7 +210,10 @@ private struct CommandParser {
         case .restart: parsed.restart = true
         case .sha256: parsed.sha256 = try sha256(try value())
         case .retry: parsed.retries = try number(try value(), spelling, in: 0...Int.max)
-        case .limitRate: parsed.limitRate = try rate(try value())
+        case .limitRate:
+            parsed.limitRate = try byteCount(try value(), for: "--limit-rate", example: "a rate such as 500K or 2M")
+        case .maxFileSize:
+            parsed.maxFileSize = try byteCount(try value(), for: "--max-filesize", example: "a size such as 500K or 2G")
         case .segments: parsed.segments = try number(try value(), spelling, in: 1...64)
         case .segmentProbe:
             let text = try value()
@@ -431,15 +434,15 @@ private struct CommandParser {
         return number
     }
 
-    /// curl's `--limit-rate` units: a whole number of bytes per second, optionally followed by K, M or G
-    /// (either case), each 1024 times the one before; at least 1 byte per second.
-    private func rate(_ text: String) throws(UsageError) -> Int64 {
+    /// curl's units for `--limit-rate` and `--max-filesize`: a whole number of bytes (per second, for a rate),
+    /// optionally followed by K, M or G (either case), each 1024 times the one before; at least 1.
+    private func byteCount(_ text: String, for option: String, example: String) throws(UsageError) -> Int64 {
         let shifts: [Character: Int64] = ["k": 10, "K": 10, "m": 20, "M": 20, "g": 30, "G": 30]
         let shift = text.last.flatMap { shifts[$0] } ?? 0
         let digits = shift > 0 ? String(text.dropLast()) : text
         guard !digits.isEmpty, digits.utf8.count <= 12, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
             let number = Int64(digits), number > 0
-        else { throw error("--limit-rate needs a rate such as 500K or 2M, not \"\(text)\"") }
+        else { throw error("\(option) needs \(example), not \"\(text)\"") }
         return number << shift
     }
 

@@ -42,6 +42,10 @@ final class BodyOutput {
     /// The heads before each final one (redirects followed, attempts retried), when the command shows heads;
     /// `ClientSettings.withClient` installs it as a middleware.
     let earlierHeads: EarlierHeads?
+    /// `--max-filesize`: the most body bytes one response may have; nil for no limit.
+    private var maxBodyBytes: Int64?
+    /// Body bytes of the current response so far (`writeBody`), against `maxBodyBytes`.
+    private var bodyBytes: Int64 = 0
 
     /// An output to `path` (created or truncated on first use), or to standard output when nil.
     init(path: String?, earlierHeads: EarlierHeads? = nil) {
@@ -54,6 +58,7 @@ final class BodyOutput {
     /// a recorder of the heads before each final one when the command shows heads.
     convenience init(for command: ParsedCommand) {
         self.init(path: command.output, earlierHeads: EarlierHeads.isWanted(by: command) ? EarlierHeads() : nil)
+        maxBodyBytes = command.maxFileSize
         switch command.dumpHeader {
         case nil: headDump = .none
         case "-" where command.output == nil: headDump = .inline
@@ -104,6 +109,11 @@ final class BodyOutput {
     ) throws {
         try writeEarlierHeads(for: command)
         try dumpHead(version: version, status: status, reason: reason, fields: fields)
+        bodyBytes = 0
+        // --max-filesize: a body announced larger than the limit is not started (curl's exit 63).
+        if let maxBodyBytes, let length = fields["Content-Length"].flatMap({ Int64($0) }), length > maxBodyBytes {
+            throw HTTPWireError.bodyTooLarge(limit: Int(maxBodyBytes))
+        }
         try ClientSettings.check(status, for: command)
         try open()
         if command.include {
@@ -121,6 +131,17 @@ final class BodyOutput {
         guard opened >= 0 else { throw .localWriteFailed(path: path, errno: errno) }
         fd = opened
     }
+
+    /// Adds a piece of the current response's body: as `write`, after `--max-filesize`'s check. A body
+    /// without a Content-Length that grows past the limit stops there (exit 63); what came before it stays.
+    func writeBody(_ piece: ArraySlice<UInt8>) throws(HTTPWireError) {
+        bodyBytes += Int64(piece.count)
+        if let maxBodyBytes, bodyBytes > maxBodyBytes { throw .bodyTooLarge(limit: Int(maxBodyBytes)) }
+        try write(piece)
+    }
+
+    /// Adds the whole body of a collected response (see `writeBody(_:)`).
+    func writeBody(_ body: [UInt8]) throws(HTTPWireError) { try writeBody(body[...]) }
 
     /// Adds `bytes` to the output; writes when the buffer is full or has waited long enough.
     func write(_ bytes: ArraySlice<UInt8>) throws(HTTPWireError) {

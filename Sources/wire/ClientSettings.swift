@@ -39,6 +39,10 @@ enum ClientSettings {
         // --unix-socket: every connection dials the socket file; proxies are then not used (the library's rule).
         configuration.unixSocketPath = command.unixSocket
         configuration.addressFamily = command.ipVersion == 4 ? .ipv4 : command.ipVersion == 6 ? .ipv6 : .any
+        // --max-filesize: a body collected in memory (--parallel, upload's answer) stops at the limit too.
+        if let limit = command.maxFileSize {
+            configuration.maxCollectedBodyBytes = Int(min(Int64(configuration.maxCollectedBodyBytes), limit))
+        }
         // --retry N: a download retries its own attempts (resuming from the bytes on disk, DownloadOptions);
         // every other command through the client's policy.
         if command.command != .download { configuration.retry = retryPolicy(for: command) }

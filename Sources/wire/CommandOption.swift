@@ -13,7 +13,7 @@ enum CommandOption: CaseIterable {
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
-    case digest, basic, ipv4, ipv6, cert, key
+    case digest, basic, ipv4, ipv6, cert, key, maxFileSize
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -42,6 +42,7 @@ enum CommandOption: CaseIterable {
         // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
         case .basic: return ["--basic"]
         case .cert: return ["-E", "--cert"]
+        case .maxFileSize: return ["--max-filesize"]
         case .key: return ["--key"]
         case .ipv4: return ["-4", "--ipv4"]
         case .ipv6: return ["-6", "--ipv6"]
@@ -103,6 +104,7 @@ enum CommandOption: CaseIterable {
         case .directory: return "DIR"
         case .sha256: return "HEX"
         case .limitRate: return "RATE"
+        case .maxFileSize: return "BYTES"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
             .netrc, .digest, .basic, .ipv4, .ipv6:
@@ -161,6 +163,7 @@ enum CommandOption: CaseIterable {
         case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only; see --digest)"
         case .digest: return "with -u, answer the server's Digest challenge (RFC 7616) instead of sending Basic"
         case .basic: return "with -u, send Basic authorization (the default)"
+        case .maxFileSize: return "fail with exit 63 when a body is larger than BYTES (announced, or as it arrives)"
         case .cert: return "present this PEM certificate (and chain) when the server asks for one (mutual TLS)"
         case .key: return "the unencrypted PEM private key of --cert (default: the --cert file itself)"
         case .ipv4: return "connect over IPv4 only (a name's IPv6 addresses are not tried)"
@@ -216,6 +219,8 @@ enum CommandOption: CaseIterable {
         case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
         case .unixSocket: return requests.union([.serve])
         case .digest, .basic, .ipv4, .ipv6, .cert, .key: return requests
+        // A download's own limits are its file's; wire head has no body.
+        case .maxFileSize: return requests.subtracting([.head, .download])
         case .writeOut: return requests.subtracting([.download])
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]

@@ -61,7 +61,7 @@ enum GetCommand {
             defer { bar?.stop() }
             var received: Int64 = 0
             for try await piece in response.body {
-                try output.write(piece)
+                try output.writeBody(piece)
                 received += Int64(piece.count)
                 bar?.update(transferred: received)
             }
@@ -90,7 +90,7 @@ enum GetCommand {
                 try output.begin(
                     version: response.version, status: response.status, reason: response.reason,
                     fields: response.fields, for: command)
-                try output.write(response.body)
+                try output.writeBody(response.body)
                 try ClientSettings.writeOut(response, for: command, into: output)
                 try ClientSettings.checkAfterBody(response.status, for: command)
             },

@@ -151,6 +151,8 @@ struct ParsedCommand: Equatable, Sendable {
     /// `--digest`: `-u`'s credentials answer a Digest challenge (`DigestAuthMiddleware`) instead of going
     /// as Basic; `--basic` turns it back off, as in curl.
     var digest = false
+    /// `--max-filesize BYTES`: a body larger than this fails the command with exit 63.
+    var maxFileSize: Int64?
     /// `-E/--cert FILE`: the PEM certificate chain presented for mutual TLS (curl's `--cert`; no passphrase).
     var clientCertificate: String?
     /// `--key FILE`: its unencrypted PEM private key; nil means the certificate file holds the key too.

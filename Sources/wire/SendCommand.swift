@@ -50,7 +50,7 @@ enum SendCommand {
                     try output.begin(
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
-                    for try await piece in response.body { try output.write(piece) }
+                    for try await piece in response.body { try output.writeBody(piece) }
                     try ClientSettings.checkAfterBody(response.status, for: command)
                 }
             }

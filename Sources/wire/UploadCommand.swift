@@ -56,7 +56,7 @@ enum UploadCommand {
                     try output.begin(
                         version: response.version, status: response.status, reason: response.reason,
                         fields: response.fields, for: command)
-                    try output.write(response.body)
+                    try output.writeBody(response.body)
                     try ClientSettings.checkAfterBody(response.status, for: command)
                 }
             }

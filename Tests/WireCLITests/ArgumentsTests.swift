@@ -182,8 +182,17 @@ import Testing
                 // `wire get` sends -d data only in the query, with -G.
                 let query =
                     command == .get && (option == .data || option == .dataURLEncode || option == .dataRaw) ? ["-G"] : []
+                // Options that only mean something with another: --digest answers with -u's credentials,
+                // --key is --cert's key.
+                let companion: [String] =
+                    switch option {
+                    case .digest: ["-u", "a:b"]
+                    case .key: ["--cert", "c.pem"]
+                    default: []
+                    }
                 let words =
-                    [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + query + form + operands
+                    [command.rawValue, spelling] + (option.valueName == nil ? [] : [value]) + query + companion + form
+                    + operands
                 if option.commands.contains(command) {
                     #expect(throws: Never.self, "\(words)") { try Arguments.parse(words) }
                 } else {

@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --unix-socket, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg}, and %{remote_ip}/%{remote_port} — parsed in-process, then run
+// -O, --resolve, --unix-socket, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg}, %{remote_ip}/%{remote_port}, and --max-filesize — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -415,6 +415,38 @@ import Testing
             #expect(
                 refused.standardOutput
                     == "7|could not connect to 127.0.0.1 port \(port): connection refused (errno 111)")
+        }
+    }
+
+    @Test("--max-filesize: an announced body over the limit is not started, a chunked one stops at it (exit 63)")
+    func maxFileSize() async throws {
+        #expect(try parsedCommand(["get", "--max-filesize", "2K", "u"]).maxFileSize == 2048)
+        #expect(
+            usageMessage(["get", "--max-filesize", "x", "u"])
+                == "--max-filesize needs a size such as 500K or 2G, not \"x\"")
+        #expect(
+            usageMessage(["download", "--max-filesize", "1", "u"])
+                == "option --max-filesize does not apply to wire download")
+        try await withFixtureServer { server in
+            let fits = try await WireProcess.run(["get", "--max-filesize", "1000", server.baseURL + "bytes/1000"])
+            #expect(fits.status == 0 && fits.outputBytes.count == 1000)
+            let announced = try await WireProcess.run(["get", "--max-filesize", "1000", server.baseURL + "bytes/1001"])
+            #expect(announced.status == 63)
+            #expect(announced.standardOutput.isEmpty, "a body announced too large is not started")
+            #expect(announced.standardError.contains("larger than the 1000-byte limit"), "\(announced.standardError)")
+            // 4 chunks of 1000 bytes, no Content-Length: the body stops where it crosses 2500 bytes.
+            let chunked = try await WireProcess.run([
+                "get", "--max-filesize", "2500", server.baseURL + "chunked?chunks=4&size=1000",
+            ])
+            #expect(chunked.status == 63)
+            // The pieces before the one that crosses the limit are written; how the chunks arrive (one read or
+            // several) decides how many, never more than the limit.
+            #expect(chunked.outputBytes.count <= 2500)
+            let parallel = try await WireProcess.run([
+                "get", "--parallel", "2", "--max-filesize", "1000", server.baseURL + "bytes/10",
+                server.baseURL + "chunked?chunks=4&size=1000",
+            ])
+            #expect(parallel.status == 63)
         }
     }
 
