@@ -162,7 +162,13 @@ private struct CommandParser {
         if option.valueName == nil && attached != nil { throw error("option \(spelling) takes no value") }
         switch option {
         case .header: parsed.headers.append(try header(try value()))
-        case .output: parsed.output = try value()
+        case .output:
+            // curl's -o - is standard output, where the body goes anyway without -o.
+            let path = try value()
+            if path == "-" && command == .download {
+                throw error("wire download saves to a file; wire get writes a body to standard output")
+            }
+            parsed.output = path == "-" ? nil : path
         case .include: parsed.include = true
         case .verbose: parsed.verbose = true
         case .fail: parsed.fail = true
@@ -264,6 +270,16 @@ private struct CommandParser {
         case .digest: parsed.digest = true
         case .basic: parsed.digest = false
         // The last of -4 and -6 wins, as in curl.
+        case .parallelFlag: parsed.parallelFlag = true
+        case .parallelMax: parsed.parallelMax = try number(try value(), spelling, in: 1...300)
+        case .range:
+            let text = try value()
+            // curl's forms: 0-499, 500-, -500, and lists of them (a server may answer with one part or all).
+            guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2C }),
+                text.contains("-")
+            else { throw error("-r needs a byte range such as 0-499, 500- or -500, not \"\(text)\"") }
+            parsed.range = text
+        case .oauth2Bearer: parsed.bearerToken = try value()
         case .cert: parsed.clientCertificate = try value()
         case .key: parsed.clientKey = try value()
         case .ipv4: parsed.ipVersion = 4
@@ -303,6 +319,15 @@ private struct CommandParser {
 
     /// Rules that depend on more than one option.
     private mutating func check() throws(UsageError) {
+        // -Z: curl's parallel flag, with --parallel-max's limit (curl's default 50); an explicit --parallel N wins.
+        if parsed.parallelFlag && parsed.parallel == 1 { parsed.parallel = parsed.parallelMax ?? 50 }
+        // -r: a Range field, unless -H gave one (the more explicit of the two).
+        if let range = parsed.range, !parsed.headers.contains(where: { $0.name.lowercased() == "range" }) {
+            parsed.headers.append(HeaderArgument(name: "Range", value: "bytes=" + range))
+        }
+        if parsed.bearerToken != nil && parsed.userName != nil {
+            throw error("use either -u or --oauth2-bearer, not both")
+        }
         if !parsed.dataPieces.isEmpty {
             if case .file? = parsed.body { throw error("-d @FILE cannot be combined with other -d data") }
             if case .json? = parsed.body { throw error("give one body: --json or --data, once") }

@@ -13,7 +13,7 @@ enum CommandOption: CaseIterable {
     case cookie, cookieJar, compressed, segments, segmentProbe, inputFile
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
-    case digest, basic, ipv4, ipv6, cert, key, maxFileSize
+    case digest, basic, ipv4, ipv6, cert, key, maxFileSize, parallelFlag, parallelMax, range, oauth2Bearer
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -30,6 +30,11 @@ enum CommandOption: CaseIterable {
         case .progress: return ["-#", "--progress", "--progress-bar"]
         case .noProgress: return ["--no-progress"]
         case .parallel: return ["--parallel"]
+        // curl's --parallel is a flag; wire's takes N, so curl's -Z is the flag here.
+        case .parallelFlag: return ["-Z"]
+        case .parallelMax: return ["--parallel-max"]
+        case .range: return ["-r", "--range"]
+        case .oauth2Bearer: return ["--oauth2-bearer"]
         case .json: return ["--json"]
         // wire's -d already sends a file's bytes as they are, which is what curl's --data-binary adds.
         case .data: return ["-d", "--data", "--data-binary"]
@@ -98,7 +103,9 @@ enum CommandOption: CaseIterable {
         case .header: return "\"Name: value\""
         case .output, .caFile, .inputFile, .uploadFile, .dumpHeader, .netrcFile, .cert, .key: return "FILE"
         case .timeout, .connectTimeout, .segmentProbe, .retryDelay: return "S"
-        case .maxRedirects, .parallel, .retry, .port, .segments: return "N"
+        case .maxRedirects, .parallel, .retry, .port, .segments, .parallelMax: return "N"
+        case .range: return "FIRST-[LAST]|-SUFFIX"
+        case .oauth2Bearer: return "TOKEN"
         case .json, .data, .dataRaw: return "TEXT"
         case .form: return "name=value|name=@path[;type=MIME][;filename=NAME]"
         case .directory: return "DIR"
@@ -107,7 +114,7 @@ enum CommandOption: CaseIterable {
         case .maxFileSize: return "BYTES"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
-            .netrc, .digest, .basic, .ipv4, .ipv6:
+            .netrc, .digest, .basic, .ipv4, .ipv6, .parallelFlag:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -142,6 +149,10 @@ enum CommandOption: CaseIterable {
         case .progress: return "show a progress bar on stderr (default: when stderr is a terminal)"
         case .noProgress: return "never show a progress bar"
         case .parallel: return "fetch up to N URLs at once (get: bodies still appear in order)"
+        case .parallelFlag: return "fetch URLs at once, up to --parallel-max (default 50), as curl -Z"
+        case .parallelMax: return "with -Z, how many URLs at once (1 to 300)"
+        case .range: return "ask for part of the body (Range: bytes=RANGE, RFC 9110 §14.2), as curl -r"
+        case .oauth2Bearer: return "send Authorization: Bearer TOKEN (RFC 6750) to the URL's origin"
         case .json: return "send TEXT as the body, with Content-Type: application/json"
         case .data: return "send TEXT as a form body (repeatable, joined with &); @FILE sends the file's bytes"
         case .form: return "add a multipart/form-data part (repeatable)"
@@ -225,7 +236,9 @@ enum CommandOption: CaseIterable {
         case .get, .headOnly: return [.get]
         case .dataURLEncode: return [.get, .post, .put, .delete]
         case .request: return [.get, .post, .put, .delete]
-        case .parallel: return [.get, .download]
+        case .parallel, .parallelFlag, .parallelMax: return [.get, .download]
+        case .range: return [.get, .head]
+        case .oauth2Bearer: return requests
         case .json: return [.post, .put]
         case .data, .dataRaw: return [.get, .post, .put, .delete]
         case .uploadFile: return [.post, .put]

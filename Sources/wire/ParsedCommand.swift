@@ -151,6 +151,14 @@ struct ParsedCommand: Equatable, Sendable {
     /// `--digest`: `-u`'s credentials answer a Digest challenge (`DigestAuthMiddleware`) instead of going
     /// as Basic; `--basic` turns it back off, as in curl.
     var digest = false
+    /// `-Z`: fetch at once, up to `parallelMax` (curl's flag; wire's own `--parallel N` says how many).
+    var parallelFlag = false
+    /// `--parallel-max N`: -Z's limit; nil for curl's default, 50.
+    var parallelMax: Int?
+    /// `-r RANGE`: sent as `Range: bytes=RANGE` (unless -H gave a Range).
+    var range: String?
+    /// `--oauth2-bearer TOKEN`: `Authorization: Bearer TOKEN` for the URL's origin.
+    var bearerToken: String?
     /// `--max-filesize BYTES`: a body larger than this fails the command with exit 63.
     var maxFileSize: Int64?
     /// `-E/--cert FILE`: the PEM certificate chain presented for mutual TLS (curl's `--cert`; no passphrase).

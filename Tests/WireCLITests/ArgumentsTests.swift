@@ -177,6 +177,7 @@ import Testing
                     case .user: "a:b"
                     case .resolve: "h:80:127.0.0.1"
                     case .continueAt: "-"
+                    case .range: "0-1"
                     default: "1"
                     }
                 // `wire get` sends -d data only in the query, with -G.

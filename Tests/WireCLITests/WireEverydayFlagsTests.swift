@@ -1,6 +1,6 @@
 // WireEverydayFlagsTests: the curl flags people type without thinking — short options in one word (-fsSL,
 // -sSo FILE, -XPATCH), -s/-S, -k, -A, -e, --retry on every request command, --data-binary, --data-raw, -T,
-// -O, --resolve, --unix-socket, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg}, %{remote_ip}/%{remote_port}, and --max-filesize — parsed in-process, then run
+// -O, --resolve, --unix-socket, --fail-with-body, -#, --http1.1, --create-dirs, -D, -F on post and put, and -w after a failure with %{exitcode} and %{errormsg}, %{remote_ip}/%{remote_port}, --max-filesize, -Z, -r and --oauth2-bearer — parsed in-process, then run
 // as a user runs them against a fixture server in this process, checking what the server received and what
 // wire printed.
 
@@ -415,6 +415,47 @@ import Testing
             #expect(
                 refused.standardOutput
                     == "7|could not connect to 127.0.0.1 port \(port): connection refused (errno 111)")
+        }
+    }
+
+    @Test("-Z and --parallel-max, -r, --oauth2-bearer: curl's spellings, parsed and sent")
+    func parallelRangeBearer() async throws {
+        #expect(try parsedCommand(["get", "-Z", "a", "b"]).parallel == 50)
+        #expect(try parsedCommand(["get", "-Z", "--parallel-max", "4", "a", "b"]).parallel == 4)
+        #expect(
+            try parsedCommand(["get", "--parallel", "3", "-Z", "a"]).parallel == 3, "an explicit --parallel N wins")
+        #expect(try parsedCommand(["get", "--parallel-max", "4", "a"]).parallel == 1, "as in curl, only with -Z")
+        #expect(usageMessage(["get", "-Z", "--parallel-max", "301", "u"])?.contains("1...300") == true)
+        #expect(
+            try parsedCommand(["get", "-r", "0-9,-5", "u"]).headers == [
+                HeaderArgument(name: "Range", value: "bytes=0-9,-5")
+            ])
+        #expect(
+            try parsedCommand(["get", "-r", "0-9", "-H", "Range: bytes=5-", "u"]).headers == [
+                HeaderArgument(name: "Range", value: "bytes=5-")
+            ])
+        #expect(usageMessage(["get", "-r", "ten", "u"])?.hasPrefix("-r needs a byte range") == true)
+        #expect(try parsedCommand(["get", "-o", "-", "u"]).output == nil, "-o - is standard output, as in curl")
+        #expect(usageMessage(["download", "-o", "-", "u"])?.hasPrefix("wire download saves to a file") == true)
+        #expect(
+            usageMessage(["get", "--oauth2-bearer", "t", "-u", "a:b", "u"])
+                == "use either -u or --oauth2-bearer, not both")
+        #expect(
+            ClientSettings.configuration(for: try parsedCommand(["get", "--oauth2-bearer", "t0k", "u"])).authorization
+                == .bearer("t0k"))
+        try await withFixtureServer { server in
+            let whole = try await WireProcess.run(["get", server.baseURL + "bytes/100"])
+            let part = try await WireProcess.run([
+                "get", "-r", "10-19", server.baseURL + "bytes/100", "-o", "-", "-w", "|%{http_code}",
+            ])
+            #expect(part.status == 0, "\(part.standardError)")
+            #expect(Array(part.outputBytes.prefix(10)) == Array(whole.outputBytes[10..<20]))
+            #expect(part.standardOutput.hasSuffix("|206"))
+            let bearer = try await WireProcess.run(["get", "--oauth2-bearer", "t0k", server.baseURL + "json"])
+            #expect(bearer.status == 0)
+            #expect(server.requestLog.last?.fields["Authorization"] == "Bearer t0k")
+            let both = try await WireProcess.run(["get", "-Z", server.baseURL + "bytes/5", server.baseURL + "json"])
+            #expect(both.status == 0 && both.outputBytes.count == 5 + 88, "in order, as --parallel")
         }
     }
 
