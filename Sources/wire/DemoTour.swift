@@ -9,6 +9,7 @@ import Examples
 import FixtureServer
 import HTTPWire
 import HTTPWireCodec
+import HTTPWireTransport
 
 #if canImport(Glibc)
     import Glibc
@@ -55,7 +56,9 @@ final class DemoTour {
             ("pause and resume", pauseAndResume),
             ("a download whose process is killed, resumed from disk", killedAndResumed),
             ("the server's file changes between attempts", changedFile),
-            ("one file over four connections (segments)", segmented), ("deleting downloaded data", deleteData),
+            ("one file over four connections (segments)", segmented),
+            ("many downloads in one manager, remembered in a catalogue", manageDownloads),
+            ("deleting downloaded data", deleteData),
         ]
     }
 
@@ -238,6 +241,29 @@ final class DemoTour {
         try expect(result.sha256 != nil, "the file assembled from four responses has the right SHA-256")
     }
 
+    private func manageDownloads() async throws {
+        let contents = (0..<3).map { Self.pattern(count: 2_000_000, seed: 20 + UInt64($0)) }
+        for (index, bytes) in contents.enumerated() { server.setFile("batch-\(index).bin", contents: bytes) }
+        let urls = contents.indices.map { base + "files/batch-\($0).bin" }
+        let catalogue = directory + "/catalogue"
+        let output = directory + "/batch"
+        try FileSystem.createDirectories(catalogue)
+        try FileSystem.createDirectories(output)
+        let items = try await ManageDownloads.run(
+            client: client, catalogueDirectory: catalogue, outputDirectory: output, urls: urls, log: Self.sendableLog)
+        let whole = try items.indices.allSatisfy { try readFile(items[$0].destination) == contents[$0] }
+        try expect(
+            items.count == 3 && items.allSatisfy { if case .completed = $0.state { true } else { false } } && whole,
+            "three downloads, two at a time, each file whole")
+        // The same command again, as after a restart: the catalogue knows every item is done.
+        let served = server.requestsServed
+        let again = try await ManageDownloads.run(
+            client: client, catalogueDirectory: catalogue, outputDirectory: output, urls: [], log: Self.sendableLog)
+        try expect(
+            again.count == 3 && server.requestsServed == served,
+            "a new manager on the same catalogue lists the three, and fetches nothing again")
+    }
+
     private func deleteData() async throws {
         let paths = ["big.bin", "paused.bin", "killed.bin", "report.csv", "segments.bin"].map { directory + "/" + $0 }
         try await DeleteDownload.run(destinations: paths, log: log)
@@ -249,6 +275,9 @@ final class DemoTour {
     // MARK: Helpers
 
     private func say(_ text: String) { Terminal.writeOutput(text) }
+
+    /// `log` for an example that calls it from its own tasks (the manager's progress reporter).
+    private static let sendableLog: @Sendable (String) -> Void = { Terminal.writeOutput("  " + $0 + "\n") }
 
     /// An example's own lines, indented under the scenario's title.
     private func log(_ line: String) { say("  " + line + "\n") }
