@@ -253,6 +253,7 @@ for name, words in [
     ("unix-socket-get", ["get", "-sS", "--unix-socket", "/run/docker.sock", "http://localhost/version"]),
     ("unix-socket-serve", ["serve", "--unix-socket", "/tmp/s.sock", "--port", "80"]),
     ("digest", ["get", "--digest", "-u", "ada:pw", "--basic", "--digest", "-w", "%{remote_ip}:%{remote_port}", "u"]),
+    ("connect-to", ["get", "--connect-to", "[::1]:443::8443", "--connect-to", "::h:", "-4", "-Z", "-r", "0-9,-5", "u"]),
 ]:
     seed(W, "words-" + name, "\x00".join(words))
 

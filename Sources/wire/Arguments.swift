@@ -284,6 +284,9 @@ private struct CommandParser {
         case .key: parsed.clientKey = try value()
         case .ipv4: parsed.ipVersion = 4
         case .ipv6: parsed.ipVersion = 6
+        case .connectTo:
+            let (key, target) = try connectToEntry(try value())
+            parsed.connectTo[key] = target
         case .unixSocket:
             let path = try value()
             guard !path.isEmpty else { throw error("--unix-socket needs the path of a socket file") }
@@ -399,6 +402,35 @@ private struct CommandParser {
         }
         guard !addresses.isEmpty else { throw bad }
         return ("\(host.lowercased()):\(port)", addresses)
+    }
+
+    /// `--connect-to HOST1:PORT1:HOST2:PORT2` (curl's syntax; any field may be empty, an IPv6 host is in
+    /// brackets): the `ClientConfiguration.hostOverrides` key and value, `"HOST1:PORT1"` → `"HOST2:PORT2"`.
+    private func connectToEntry(_ text: String) throws(UsageError) -> (String, String) {
+        let bad = error("--connect-to needs HOST1:PORT1:HOST2:PORT2 (any part may be empty), not \"\(text)\"")
+        var fields: [Substring] = []
+        var rest = Substring(text)
+        while fields.count < 4 {
+            let field: Substring
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]") else { throw bad }
+                field = rest[...close]
+            } else {
+                field = rest.prefix { $0 != ":" }
+            }
+            fields.append(field)
+            rest = rest.dropFirst(field.count)
+            if fields.count < 4 {
+                guard rest.first == ":" else { throw bad }
+                rest = rest.dropFirst()
+            }
+        }
+        guard rest.isEmpty else { throw bad }
+        for port in [fields[1], fields[3]] where !port.isEmpty {
+            guard let number = Int(port), (1...65535).contains(number) else { throw bad }
+        }
+        for host in [fields[0], fields[2]] where host.contains(where: { "/?#@ ".contains($0) }) { throw bad }
+        return ("\(fields[0].lowercased()):\(fields[1])", "\(fields[2].lowercased()):\(fields[3])")
     }
 
     /// `text` (brackets around IPv6 allowed) as an IPv4 or IPv6 literal in the form a URL's host takes, or

@@ -36,6 +36,7 @@ enum ClientSettings {
         // server"). Pins given with --pinnedpubkey are still checked.
         if command.insecure { configuration.tls.verifiesPeer = false }
         configuration.addressOverrides = command.resolve
+        configuration.hostOverrides = command.connectTo
         // --unix-socket: every connection dials the socket file; proxies are then not used (the library's rule).
         configuration.unixSocketPath = command.unixSocket
         configuration.addressFamily = command.ipVersion == 4 ? .ipv4 : command.ipVersion == 6 ? .ipv6 : .any

@@ -14,6 +14,7 @@ enum CommandOption: CaseIterable {
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
     case digest, basic, ipv4, ipv6, cert, key, maxFileSize, parallelFlag, parallelMax, range, oauth2Bearer
+    case connectTo
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -42,6 +43,7 @@ enum CommandOption: CaseIterable {
         case .uploadFile: return ["-T", "--upload-file"]
         case .remoteName: return ["-O", "--remote-name"]
         case .resolve: return ["--resolve"]
+        case .connectTo: return ["--connect-to"]
         case .unixSocket: return ["--unix-socket"]
         case .digest: return ["--digest"]
         // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
@@ -130,6 +132,7 @@ enum CommandOption: CaseIterable {
         case .continueAt: return "-"
         case .referer: return "URL"
         case .resolve: return "HOST:PORT:ADDR[,ADDR...]"
+        case .connectTo: return "HOST1:PORT1:HOST2:PORT2"
         case .unixSocket: return "PATH"
         }
     }
@@ -208,6 +211,8 @@ enum CommandOption: CaseIterable {
         case .createDirs: return "create the directories -o, -O or --dir name when they are missing (mode 0755)"
         case .http11: return "speak HTTP/1.1 (accepted for curl's spelling: wire speaks nothing else)"
         case .resolve: return "connect to ADDR for HOST:PORT instead of asking DNS; Host and TLS keep HOST (repeatable)"
+        case .connectTo:
+            return "connect to HOST2:PORT2 for HOST1:PORT1 (empty parts: any, or the same); Host and TLS keep HOST1"
         case .unixSocket:
             return "connect through the Unix-domain socket PATH instead of the network, no proxy (serve: listen on it)"
         case .remoteName:
@@ -227,7 +232,7 @@ enum CommandOption: CaseIterable {
         case .header, .verbose, .fail, .failWithBody, .http11, .timeout, .connectTimeout, .caFile, .maxRedirects, .user,
             .location, .retry:
             return requests
-        case .silent, .showError, .insecure, .userAgent, .referer, .resolve: return requests
+        case .silent, .showError, .insecure, .userAgent, .referer, .resolve, .connectTo: return requests
         case .unixSocket: return requests.union([.serve])
         case .digest, .basic, .ipv4, .ipv6, .cert, .key: return requests
         // A download's own limits are its file's; wire head has no body.

@@ -169,6 +169,8 @@ struct ParsedCommand: Equatable, Sendable {
     /// A number rather than the library's enum: this file is also built into the Arguments fuzz target,
     /// which has no `ClientConfiguration`.
     var ipVersion: Int?
+    /// `--connect-to H1:P1:H2:P2`, as `ClientConfiguration.hostOverrides`: `"h1:p1"` to `"h2:p2"`.
+    var connectTo: [String: String] = [:]
     /// `--unix-socket PATH`, as `ClientConfiguration.unixSocketPath`: every connection goes through PATH.
     var unixSocket: String?
     /// `-D FILE`: where each response head is written as received (`-` for standard output).

@@ -1,6 +1,8 @@
 // AddressOverrideTests: `ClientConfiguration.addressOverrides` (curl's --resolve) — a host:port dialled at
 // the given literals while Host, SNI and the certificate check keep the URL's name; only the named port
-// is affected; a value that is no IP literal fails as an unresolvable name.
+// is affected; a value that is no IP literal fails as an unresolvable name. And `hostOverrides` (curl's
+// --connect-to): another host and port for the connection alone, with curl's empty parts, composed with
+// addressOverrides.
 
 import FixtureServer
 import HTTPWire
@@ -70,6 +72,64 @@ import Testing
                 _ = try await client.get("https://localhost:\(server.port)/json")
             }
             #expect(error.exitCode == 60, "\(error)")
+            await client.shutdown()
+        }
+    }
+
+    @Test(
+        "hostOverrides: the connection goes to another host:port, Host keeps the URL's; empty parts; bad value is exit 6"
+    )
+    func hostOverrides() async throws {
+        try await withFixtureServer { server in
+            let client = ClientFixture.client(for: server) {
+                $0.baseURL = nil
+                $0.hostOverrides["API.example.test:80"] = "127.0.0.1:\(server.port)"
+            }
+            let response = try await client.get("http://api.example.test/json")
+            #expect(response.status == .ok && response.metrics.remotePort == server.port)
+            #expect(server.requestLog.last?.fields["Host"] == "api.example.test")
+            await client.shutdown()
+
+            // ":80" is any host on port 80; ":PORT" keeps the host, which addressOverrides then resolves.
+            let composed = ClientFixture.client(for: server) {
+                $0.baseURL = nil
+                $0.hostOverrides[":80"] = ":\(server.port)"
+                $0.addressOverrides["other.example.test:\(server.port)"] = ["127.0.0.1"]
+            }
+            #expect(try await composed.get("http://other.example.test/json").status == .ok)
+            #expect(server.requestLog.last?.fields["Host"] == "other.example.test")
+            await composed.shutdown()
+
+            let bad = ClientFixture.client(for: server) {
+                $0.baseURL = nil
+                $0.hostOverrides["api.example.test:80"] = "no port here"
+            }
+            let error = try await #require(throws: HTTPWireError.self) {
+                _ = try await bad.get("http://api.example.test/")
+            }
+            #expect(error.exitCode == 6, "\(error)")
+            await bad.shutdown()
+        }
+    }
+
+    @Test("hostOverrides with https: the certificate is checked against the URL's name", .timeLimit(.scaledMinutes(1)))
+    func hostOverridesTLS() async throws {
+        let caPath = try await TestCertificates.path("ca.pem")
+        let tls = TLSServerConfiguration(
+            certificateChain: .file(path: try await TestCertificates.path("leaf.pem")),
+            privateKey: .file(path: try await TestCertificates.path("leaf.key")))
+        try await withFixtureServer(tls: tls) { server in
+            let client = ClientFixture.client(for: server) {
+                $0.baseURL = nil
+                $0.tls = TLSConfiguration(trustsSystemRoots: false, additionalTrustRoots: [.file(path: caPath)])
+                $0.hostOverrides["localhost:443"] = "127.0.0.1:\(server.port)"
+                $0.hostOverrides["wrong.example:443"] = "127.0.0.1:\(server.port)"
+            }
+            #expect(try await client.get("https://localhost/json").status == .ok)
+            let error = try await #require(throws: HTTPWireError.self) {
+                _ = try await client.get("https://wrong.example/json")
+            }
+            #expect(error.exitCode == 60, "the certificate does not name wrong.example: \(error)")
             await client.shutdown()
         }
     }

@@ -178,6 +178,7 @@ import Testing
                     case .resolve: "h:80:127.0.0.1"
                     case .continueAt: "-"
                     case .range: "0-1"
+                    case .connectTo: "h:80:127.0.0.1:81"
                     default: "1"
                     }
                 // `wire get` sends -d data only in the query, with -G.

@@ -282,6 +282,26 @@ import Testing
                 == "use either --port or --unix-socket, not both")
     }
 
+    @Test("--connect-to reads curl's four fields (any may be empty) and sends the connection elsewhere, Host kept")
+    func connectTo() async throws {
+        let parsed = try parsedCommand([
+            "get", "--connect-to", "API.example.test:443:node-3.test:8443", "--connect-to", "::[::1]:", "u",
+        ])
+        #expect(parsed.connectTo == ["api.example.test:443": "node-3.test:8443", ":": "[::1]:"])
+        #expect(ClientSettings.configuration(for: parsed).hostOverrides == parsed.connectTo)
+        for bad in ["h:443:n", "h:443:n:70000", "h:x:n:1", "[::1:443:n:1", "h:1:n:2:3", "h/x:1:n:2"] {
+            #expect(usageMessage(["get", "--connect-to", bad, "u"])?.hasPrefix("--connect-to needs") == true, "\(bad)")
+        }
+        try await withFixtureServer { server in
+            let result = try await WireProcess.run([
+                "get", "--connect-to", "api.example.test:80:127.0.0.1:\(server.port)", "http://api.example.test/json",
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("hello from the HTTPWire fixture server"))
+            #expect(server.requestLog.last?.fields["Host"] == "api.example.test")
+        }
+    }
+
     @Test(
         "--resolve sends a name DNS does not know to a local server; Host keeps the name", .timeLimit(.scaledMinutes(1))
     )

@@ -62,6 +62,21 @@ public struct ClientConfiguration: Sendable {
     /// resolves the name. Default empty.
     public var addressOverrides: [String: [String]] = [:]
 
+    /// Another host and port to connect to for a URL's `"host:port"` — curl's `--connect-to`. Only the
+    /// connection goes elsewhere: `Host`, SNI and the certificate check keep the URL's name, so one machine
+    /// of a cluster, a staging server or a local port can answer for the production name.
+    ///
+    /// ```swift
+    /// configuration.hostOverrides["api.example.test:443"] = "node-3.internal.test:8443"
+    /// ```
+    ///
+    /// Either half of a key may leave out its host (`":443"`: any host on that port) or its port
+    /// (`"api.example.test:"`: any port), the most specific key winning; a value may leave out either half
+    /// to keep the URL's (`"node-3.internal.test:"`). An IPv6 address goes in brackets. The new host is
+    /// resolved as any name is, or taken from ``addressOverrides`` when that names it. Connections through
+    /// a proxy are not affected. Default empty.
+    public var hostOverrides: [String: String] = [:]
+
     /// A Unix-domain socket file every request goes through instead of the network — curl's
     /// `--unix-socket`. Local daemons speak HTTP/1.1 on such files: Docker's API on `/var/run/docker.sock`,
     /// a sidecar, a test server nobody else can reach.

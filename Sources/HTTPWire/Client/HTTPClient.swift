@@ -64,6 +64,7 @@ public final class HTTPClient: Sendable {
         self.pool = ConnectionPool(
             limits: configuration.pool, connectTimeout: configuration.timeouts.connect,
             tls: configuration.tls.transportSettings, addressOverrides: configuration.addressOverrides,
+            hostOverrides: configuration.hostOverrides,
             unixSocketPath: configuration.unixSocketPath, addressFamily: configuration.addressFamily,
             onConnect: { connection in
                 let socketFile =

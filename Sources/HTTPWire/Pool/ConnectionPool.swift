@@ -68,6 +68,9 @@ package final class ConnectionPool: Sendable {
     /// `ClientConfiguration.addressOverrides`, keys lowercased: the literals a direct connection to
     /// `host:port` dials instead of DNS's answer.
     private let addressOverrides: [String: [String]]
+    /// `ClientConfiguration.hostOverrides`, parsed: for a `host:port` key (either part may be empty: any),
+    /// the host and port to connect to instead (nil: keep the origin's).
+    private let hostOverrides: [String: (host: String?, port: Int?)]
     /// `ClientConfiguration.unixSocketPath`: the socket file every direct connection goes through, if any.
     private let unixSocketPath: String?
     /// `ClientConfiguration.addressFamily`: the IP version every connection keeps to.
@@ -78,7 +81,8 @@ package final class ConnectionPool: Sendable {
     /// A pool with the client's limits and TLS settings.
     package init(
         limits: ClientConfiguration.PoolLimits, connectTimeout: Duration, tls: TLSClientSettings,
-        addressOverrides: [String: [String]] = [:], unixSocketPath: String? = nil,
+        addressOverrides: [String: [String]] = [:], hostOverrides: [String: String] = [:],
+        unixSocketPath: String? = nil,
         addressFamily: ClientConfiguration.AddressFamily = .any,
         onConnect: (@Sendable (PooledConnection) -> Void)? = nil
     ) {
@@ -90,6 +94,7 @@ package final class ConnectionPool: Sendable {
         self.connectTimeout = connectTimeout
         self.addressOverrides = Dictionary(
             addressOverrides.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.hostOverrides = Self.parsedHostOverrides(hostOverrides)
         self.unixSocketPath = unixSocketPath
         self.addressFamily = addressFamily
         self.idleTimeout = limits.idleTimeout
@@ -348,12 +353,48 @@ package final class ConnectionPool: Sendable {
 
     /// How a direct connection to `origin` reaches it: through the configured Unix-domain socket, to the
     /// literals the configuration names for its `host:port`, or by DNS. A proxied origin dials the proxy.
-    private func dialing(for origin: OriginKey) -> PooledConnection.Dialing {
-        guard origin.proxy == nil else { return .resolvingHost }
+    private func dialing(for origin: OriginKey) -> PooledConnection.Dialing? {
+        guard origin.proxy == nil else { return nil }
         if let unixSocketPath { return .unixSocket(path: unixSocketPath) }
-        guard !addressOverrides.isEmpty else { return .resolvingHost }
-        let host = origin.host.contains(":") ? "[\(origin.host)]" : origin.host
-        return addressOverrides["\(host.lowercased()):\(origin.port)"].map { .addresses($0) } ?? .resolvingHost
+        var host = origin.host
+        var port = origin.port
+        if !hostOverrides.isEmpty {
+            // The most specific key first, as curl reads --connect-to: host and port, host, port, neither.
+            let keys = ["\(host):\(port)", "\(host):", ":\(port)", ":"]
+            if let target = keys.lazy.compactMap({ self.hostOverrides[$0] }).first {
+                host = target.host ?? host
+                port = target.port ?? port
+            }
+        }
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        let literals = addressOverrides.isEmpty ? nil : addressOverrides["\(bracketed.lowercased()):\(port)"]
+        guard host != origin.host || port != origin.port || literals != nil else { return nil }
+        return .network(host: host, port: port, literals: literals)
+    }
+
+    /// `ClientConfiguration.hostOverrides` with keys in the form `dialing(for:)` looks up (`host:port`, bare
+    /// IPv6, lowercase, either part empty) and values parsed. A value that is no `host:port` is kept as a
+    /// host name, so connecting fails as for a name DNS does not know (exit 6) rather than being ignored.
+    private static func parsedHostOverrides(_ given: [String: String]) -> [String: (host: String?, port: Int?)] {
+        var parsed: [String: (host: String?, port: Int?)] = [:]
+        for (key, value) in given {
+            guard let from = hostPort(key) else { continue }  // no colon: no URL's host:port can match it
+            let normalized = "\(from.host ?? ""):\(from.port.map(String.init) ?? "")"
+            if parsed[normalized] == nil { parsed[normalized] = hostPort(value) ?? (host: value, port: nil) }
+        }
+        return parsed
+    }
+
+    /// `"host:port"` read as curl writes its --connect-to halves: either part may be empty, an IPv6 host is
+    /// in brackets, the host is lowercased. Nil when the port is neither empty nor 1...65535.
+    static func hostPort(_ text: String) -> (host: String?, port: Int?)? {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        var host = String(text[..<colon]).lowercased()
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let portText = text[text.index(after: colon)...]
+        if portText.isEmpty { return (host.isEmpty ? nil : host, nil) }
+        guard let port = Int(portText), (1...65535).contains(port) else { return nil }
+        return (host.isEmpty ? nil : host, port)
     }
 
     /// Opens connection `id` and reports the outcome to the machine.

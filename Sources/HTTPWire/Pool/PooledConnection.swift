@@ -59,13 +59,13 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// tunnel's credentials went in its CONNECT, and the origin must never see them).
     package var proxyAuthorization: String? { sendsAbsoluteForm ? origin.proxy?.basicAuthorization : nil }
 
-    /// How a direct connection reaches its origin. A proxied one always dials the proxy by its name: the
-    /// configuration's overrides are for origins.
+    /// How a direct connection reaches its origin when the configuration says otherwise than "the URL's
+    /// host and port, by DNS". A proxied one always dials the proxy by its name: the overrides are for
+    /// origins.
     package enum Dialing: Sendable, Equatable {
-        /// To DNS's answer for the origin's host (an IP literal is used as it is).
-        case resolvingHost
-        /// To these IP literals instead, tried in order (`ClientConfiguration.addressOverrides`).
-        case addresses([String])
+        /// TCP to `host:port` — the origin's own, or another (`ClientConfiguration.hostOverrides`) — at
+        /// `literals` instead of DNS's answer when given (`ClientConfiguration.addressOverrides`).
+        case network(host: String, port: Int, literals: [String]?)
         /// Through the Unix-domain socket file at `path` instead of the network
         /// (`ClientConfiguration.unixSocketPath`).
         case unixSocket(path: String)
@@ -76,7 +76,7 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// (`TransportError`; the pool translates them) and, for a proxy, `HTTPWireError`s already translated:
     /// `couldNotResolveProxy` (exit 5), `proxyAuthenticationRequired`, `proxyTunnelFailed`.
     package static func open(
-        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, dialing: Dialing = .resolvingHost,
+        id: PoolStateMachine.ConnectionID, origin: OriginKey, tls: TLSContext?, dialing: Dialing? = nil,
         family: ClientConfiguration.AddressFamily = .any, deadline: Deadline
     ) async throws -> PooledConnection {
         var timings = ConnectionTimings(startNanoseconds: Deadline.nowNanoseconds())
@@ -101,27 +101,31 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     /// `timings` gets the instants the name was resolved and the socket connected (through a proxy: the
     /// proxy's name and the end of the tunnel's set-up).
     private static func connectedSocket(
-        to origin: OriginKey, dialing: Dialing, family: ClientConfiguration.AddressFamily, deadline: Deadline,
+        to origin: OriginKey, dialing: Dialing?, family: ClientConfiguration.AddressFamily, deadline: Deadline,
         timings: inout ConnectionTimings
     ) async throws -> TCPSocket {
         guard let proxy = origin.proxy else {
-            let addresses: [SocketAddress]
-            switch dialing {
-            case .resolvingHost:
-                addresses = try keeping(
-                    family, of: await Resolver.resolve(host: origin.host, port: origin.port, deadline: deadline),
-                    host: origin.host)
-            case .addresses(let literals):
-                addresses = try keeping(family, of: overriddenAddresses(literals, for: origin), host: origin.host)
+            let host: String
+            let port: Int
+            let literals: [String]?
+            switch dialing ?? .network(host: origin.host, port: origin.port, literals: nil) {
+            case .network(let targetHost, let targetPort, let given):
+                (host, port, literals) = (targetHost, targetPort, given)
             case .unixSocket(let path):
                 timings.resolvedNanoseconds = Deadline.nowNanoseconds()  // no name to look up
                 let socket = try await TCPSocket.connect(unixSocketPath: path, deadline: deadline)
                 timings.connectedNanoseconds = Deadline.nowNanoseconds()
                 return socket
             }
+            let found =
+                if let literals {
+                    try overriddenAddresses(literals, host: host, port: port)
+                } else {
+                    try await Resolver.resolve(host: host, port: port, deadline: deadline)
+                }
+            let addresses = try keeping(family, of: found, host: host)
             timings.resolvedNanoseconds = Deadline.nowNanoseconds()
-            let socket = try await TCPSocket.connect(
-                toAddresses: addresses, host: origin.host, port: origin.port, deadline: deadline)
+            let socket = try await TCPSocket.connect(toAddresses: addresses, host: host, port: port, deadline: deadline)
             timings.connectedNanoseconds = Deadline.nowNanoseconds()
             return socket
         }
@@ -173,20 +177,20 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         return kept
     }
 
-    /// `ClientConfiguration.addressOverrides`' literals for `origin` (brackets around IPv6 allowed, as in a
-    /// URL), in the order given; a value that is not a literal fails as an unresolvable name would (curl's
+    /// `ClientConfiguration.addressOverrides`' literals for `host:port` (brackets around IPv6 allowed, as in
+    /// a URL), in the order given; a value that is not a literal fails as an unresolvable name would (curl's
     /// exit 6).
-    private static func overriddenAddresses(_ literals: [String], for origin: OriginKey) throws -> [SocketAddress] {
+    private static func overriddenAddresses(_ literals: [String], host: String, port: Int) throws -> [SocketAddress] {
         var addresses: [SocketAddress] = []
         for literal in literals {
             let bare =
                 literal.hasPrefix("[") && literal.hasSuffix("]") ? String(literal.dropFirst().dropLast()) : literal
-            guard let address = Resolver.literalAddress(host: bare, port: origin.port) else {
-                throw TransportError.couldNotResolve(host: origin.host)
+            guard let address = Resolver.literalAddress(host: bare, port: port) else {
+                throw TransportError.couldNotResolve(host: host)
             }
             addresses.append(address)
         }
-        guard !addresses.isEmpty else { throw TransportError.couldNotResolve(host: origin.host) }
+        guard !addresses.isEmpty else { throw TransportError.couldNotResolve(host: host) }
         return addresses
     }
 
