@@ -85,9 +85,10 @@ final class BodyOutput {
     /// The heads received before the final one of this URL's call — each redirect followed, each attempt
     /// retried — written as the final head will be (`-D`; `-i` and `wire head` with an empty line after
     /// each), so the output traces the whole call as `curl -iL` and `curl -IL` do.
-    func writeEarlierHeads(for command: ParsedCommand) throws(HTTPWireError) {
+    /// After a failure (`includingLast`), every head the call received is one of them.
+    func writeEarlierHeads(for command: ParsedCommand, includingLast: Bool = false) throws(HTTPWireError) {
         guard let earlierHeads else { return }
-        for head in earlierHeads.takeEarlier() {
+        for head in earlierHeads.takeEarlier(includingLast: includingLast) {
             try dumpHead(version: head.version, status: head.status, reason: head.reason, fields: head.fields)
             if command.include || command.command == .head {
                 try write(

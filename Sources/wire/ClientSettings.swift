@@ -175,6 +175,8 @@ enum ClientSettings {
     static func noAnswer(_ error: any Error, url: String, for command: ParsedCommand, into output: BodyOutput?)
         -> any Error
     {
+        // The heads that did come (a redirect chain cut by --max-redirects, say) are shown all the same.
+        try? output?.writeEarlierHeads(for: command, includingLast: true)
         report(error, of: WriteOut.Transfer(url: url), for: command, into: output)
         return error
     }

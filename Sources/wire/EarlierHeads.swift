@@ -30,11 +30,13 @@ final class EarlierHeads: HTTPMiddleware, Sendable {
         return .proceed
     }
 
-    /// The heads recorded since the last call, the final one excluded; empties the record for the next URL.
-    func takeEarlier() -> ArraySlice<ResponseHead> {
+    /// The heads recorded since the last call — the final one excluded unless `includingLast` (a call that
+    /// failed has no final response: every head it got came before the failure); empties the record for
+    /// the next URL.
+    func takeEarlier(includingLast: Bool = false) -> ArraySlice<ResponseHead> {
         heads.withLock { heads in
             defer { heads.removeAll(keepingCapacity: true) }
-            return heads.dropLast()
+            return includingLast ? heads[...] : heads.dropLast()
         }
     }
 }

@@ -537,6 +537,12 @@ import Testing
             #expect(heads.map { $0.prefix(15) } == ["HTTP/1.1 302 Fo", "HTTP/1.1 302 Fo", "HTTP/1.1 200 OK"])
             #expect(dumped.standardOutput.hasSuffix("\r\n\r\n"))
 
+            // A chain cut by --max-redirects (exit 47): the heads that came are still shown.
+            let cut = try await WireProcess.run(["head", "--max-redirects", "1", url])
+            #expect(cut.status == 47)
+            #expect(
+                cut.standardOutput.components(separatedBy: "HTTP/1.1 302 Found").count == 3, "\(cut.standardOutput)")
+
             // No redirect: one head, as before.
             let plain = try await WireProcess.run(["head", server.baseURL + "json"])
             #expect(plain.standardOutput.components(separatedBy: "HTTP/1.1 ").count == 2)
