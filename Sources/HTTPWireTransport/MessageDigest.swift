@@ -33,10 +33,16 @@ package enum MessageDigest: Sendable, Hashable, CaseIterable {
             }
         }
         guard status == 1 else { return nil }
+        return Self.lowercaseHex(output[..<Int(length)])
+    }
+
+    /// `bytes` as lowercase hex, two digits a byte: how digests are written in HTTP fields (RFC 7616 §3.4.1)
+    /// and in HTTPWire's checksums.
+    package static func lowercaseHex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(Int(length) * 2)
-        for byte in output[..<Int(length)] {
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])
         }

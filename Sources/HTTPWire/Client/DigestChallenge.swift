@@ -126,14 +126,7 @@ package struct DigestChallenge: Sendable, Hashable {
     /// A new client nonce: 16 random bytes as hex (§3.4: "an opaque quoted ASCII-only string").
     package static func makeClientNonce() -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for _ in 0..<16 {
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return MessageDigest.lowercaseHex((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// `"text"` with `"` and `\` escaped as quoted-pairs (RFC 9110 §5.6.4).

@@ -41,15 +41,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The digest as 64 lowercase hex digits.
-    public var hexString: String {
-        let digits = Array("0123456789abcdef".unicodeScalars)
-        var text = String.UnicodeScalarView()
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(text)
-    }
+    public var hexString: String { MessageDigest.lowercaseHex(bytes) }
 
     /// The hex string.
     public var description: String { hexString }

@@ -14,7 +14,7 @@
 // fuzz-module: HTTPWireCodec
 // fuzz-include: Sources/CSystem
 // fuzz-include: Sources/COpenSSL
-// fuzz-module: HTTPWireTransport Sources/HTTPWireTransport/DiskFile.swift Sources/HTTPWireTransport/FileDescriptor.swift Sources/HTTPWireTransport/FileSystem.swift Sources/HTTPWireTransport/LockedState.swift Sources/HTTPWireTransport/Syscall.swift Sources/HTTPWireTransport/TransportError.swift Sources/HTTPWireTransport/SHA256Hasher.swift
+// fuzz-module: HTTPWireTransport Sources/HTTPWireTransport/DiskFile.swift Sources/HTTPWireTransport/FileDescriptor.swift Sources/HTTPWireTransport/FileSystem.swift Sources/HTTPWireTransport/LockedState.swift Sources/HTTPWireTransport/Syscall.swift Sources/HTTPWireTransport/TransportError.swift Sources/HTTPWireTransport/SHA256Hasher.swift Sources/HTTPWireTransport/MessageDigest.swift
 // fuzz-module: HTTPWire Sources/HTTPWire/Transfers/DownloadCatalogue.swift Sources/HTTPWire/Transfers/SHA256Digest.swift Sources/HTTPWire/Client/UnacceptableResponse.swift Sources/HTTPWire/Client/PublicKeyPin.swift Sources/HTTPWire/Compression/ContentDecodingFailure.swift Sources/HTTPWire/Compression/ContentDecoding.swift Sources/HTTPWire/Client/HTTPWireError.swift Sources/HTTPWire/Client/HTTPWireError+Transport.swift
 // fuzz-seeds: Fixtures/fuzz/DownloadCatalogue
 // fuzz-max-len: 2048
