@@ -4,8 +4,9 @@
 // `TCPSocket` type the client uses, so both sides of a loopback test exercise one transport. Binding to
 // port 0 lets the kernel choose a free port, which `port` then reports; tests never guess port numbers.
 // A Unix-domain listener (`bind(unixSocketPath:)`) serves the tests of `ClientConfiguration.unixSocketPath`;
-// it removes its socket file when closed, as the kernel does not. Errors here are `SystemCallError`s: a server that cannot bind is a test or operator problem, not one of
-// the client failures `TransportError` describes for a connection. This file knows no HTTP.
+// it removes its socket file when closed, as the kernel does not. Errors here are `SystemCallError`s: a
+// server that cannot bind is a test or operator problem, not one of the client failures `TransportError`
+// describes for a connection. This file knows no HTTP.
 
 import CSystem
 

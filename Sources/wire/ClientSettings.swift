@@ -66,10 +66,10 @@ enum ClientSettings {
         applyProxyOptions(command, to: &configuration)
         if command.compressed { configuration.contentDecoding = .on }
         if let pins = command.pinnedPublicKeys.flatMap(PublicKeyPin.list) { configuration.tls.pinnedPublicKeys = pins }
-        // -u: Basic credentials (RFC 7617), sent to the URL's origin only, never after a redirect elsewhere.
         // --oauth2-bearer: RFC 6750's Bearer, to the URL's origin only (as -u's Basic).
         if let token = command.bearerToken { configuration.authorization = .bearer(token) }
-        // --digest: the same credentials, sent only as the answer to a Digest challenge (RFC 7616), never in clear.
+        // -u: Basic credentials (RFC 7617), sent to the URL's origin only, never after a redirect elsewhere;
+        // with --digest, sent only as the answer to a Digest challenge (RFC 7616), never in clear.
         if let user = command.user {
             if command.digest {
                 configuration.middleware.append(DigestAuthMiddleware(user: user.name, password: user.password))

@@ -67,8 +67,8 @@ public final class HTTPClient: Sendable {
             hostOverrides: configuration.hostOverrides,
             unixSocketPath: configuration.unixSocketPath, addressFamily: configuration.addressFamily,
             onConnect: { connection in
-                let socketFile =
-                    connection.socket.remoteAddress.isUnixDomain ? " via \(connection.socket.remoteAddress)" : ""
+                // A Unix-domain peer has no port: name its socket file.
+                let socketFile = connection.remotePort == nil ? " via \(connection.remoteAddress)" : ""
                 logger?(HTTPLogEvent(kind: .connected, text: "* connected to \(connection.origin)\(socketFile)"))
             })
     }

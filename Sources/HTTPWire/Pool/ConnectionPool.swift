@@ -351,8 +351,10 @@ package final class ConnectionPool: Sendable {
 
     // MARK: Opening
 
-    /// How a direct connection to `origin` reaches it: through the configured Unix-domain socket, to the
-    /// literals the configuration names for its `host:port`, or by DNS. A proxied origin dials the proxy.
+    /// How a direct connection to `origin` reaches it: through the configured Unix-domain socket, or over
+    /// TCP to the host and port `hostOverrides` names instead of the origin's, at the literals
+    /// `addressOverrides` gives for that `host:port`. Nil for the plain case — the origin's own host and
+    /// port, by DNS — and for a proxied origin, which dials the proxy.
     private func dialing(for origin: OriginKey) -> PooledConnection.Dialing? {
         guard origin.proxy == nil else { return nil }
         if let unixSocketPath { return .unixSocket(path: unixSocketPath) }
@@ -387,7 +389,7 @@ package final class ConnectionPool: Sendable {
 
     /// `"host:port"` read as curl writes its --connect-to halves: either part may be empty, an IPv6 host is
     /// in brackets, the host is lowercased. Nil when the port is neither empty nor 1...65535.
-    static func hostPort(_ text: String) -> (host: String?, port: Int?)? {
+    private static func hostPort(_ text: String) -> (host: String?, port: Int?)? {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         var host = String(text[..<colon]).lowercased()
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
