@@ -268,6 +268,16 @@ seed(H, "unterminated", 'Basic realm="x", Digest nonce="unterminated')
 seed(H, "empty-elements", ', ,Basic realm="x",,')
 seed(H, "userhash-sess", 'Digest realm="r", nonce="n", qop=auth, algorithm=SHA-512-256-sess, userhash=true, stale=TRUE')
 
+# MARK: CacheControl (RFC 9111 §5.2): Cache-Control values, one field line per LF
+CC = "CacheControl"
+seed(CC, "response", 'public, max-age=3600, must-revalidate')
+seed(CC, "qualified", 'no-cache="Set-Cookie, X-A", private="Authorization", s-maxage=60')
+seed(CC, "request", 'max-stale, min-fresh=10, only-if-cached\nno-transform, max-age=0')
+seed(CC, "quoted-seconds", 'max-age="5", Max-Age=5, MAX-AGE = 5')
+seed(CC, "broken", 'max-age=, =5, max-age=-1, a b, max-age=99999999999999999999999, ,,no-store')
+seed(CC, "unterminated", 'private, ext="open')
+seed(CC, "escapes", 'ext="a\\"b\\\\c", immutable')
+
 # MARK: SetCookie (RFC 6265 §5.2): one Set-Cookie field value, as a server controls it
 K = "SetCookie"
 seed(K, "basic", "SID=31d4d96e407aad42; Path=/; Secure; HttpOnly")

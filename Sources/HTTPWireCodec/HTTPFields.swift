@@ -139,7 +139,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
 extension StringProtocol {
     /// The text without leading and trailing SP and HTAB (RFC 9110 §5.6.3 OWS).
-    func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         let bytes = Array(utf8)
         var start = 0
         var end = bytes.count
@@ -149,7 +149,7 @@ extension StringProtocol {
     }
 
     /// ASCII-only lowercasing: HTTP tokens are ASCII, and this avoids Unicode case tables.
-    func lowercasedASCII() -> String {
+    package func lowercasedASCII() -> String {
         String(decoding: utf8.map(ByteClasses.lowercased), as: UTF8.self)
     }
 }

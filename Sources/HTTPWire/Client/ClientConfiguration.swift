@@ -144,6 +144,11 @@ public struct ClientConfiguration: Sendable {
     /// on purpose). The jar sees every head — 1xx, redirects, the final one — and each redirect hop gets
     /// the cookies of its own URL. See ``CookieJar``.
     public var cookieJar: CookieJar?
+    /// A private HTTP cache (RFC 9111) for the GET responses ``HTTPClient/send(_:)`` collects, or nil for
+    /// none — the default, as in curl. URLSession has one by default; HTTPWire asks for it, for the same
+    /// reason as ``cookieJar``: what one user was served must not answer another's request. See
+    /// ``HTTPCache``.
+    public var cache: HTTPCache?
 
     /// The defaults described on each property.
     public init() {}

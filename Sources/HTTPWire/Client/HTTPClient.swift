@@ -50,6 +50,12 @@ public final class HTTPClient: Sendable {
     /// otherwise build the same object (an allocation and a retain per field).
     private let defaultSettings: RequestOptions.Effective
 
+    /// The settings `request` runs with: its options merged with the configuration.
+    @inline(__always)
+    func settings(for request: HTTPRequest) -> RequestOptions.Effective {
+        request.options.overridesNothing ? defaultSettings : RequestOptions.Effective(request.options, configuration)
+    }
+
     /// A client with the given configuration (the defaults when omitted).
     public init(configuration: ClientConfiguration = ClientConfiguration()) {
         self.configuration = configuration
@@ -85,8 +91,15 @@ public final class HTTPClient: Sendable {
 
     /// Sends `request` and collects the whole response body in memory, up to
     /// ``ClientConfiguration/maxCollectedBodyBytes``. Redirects are followed, retries made and the response
-    /// validated per the request's ``HTTPRequest/options`` and the configuration.
+    /// validated per the request's ``HTTPRequest/options`` and the configuration. With a
+    /// ``ClientConfiguration/cache``, a GET may be answered from it (``HTTPResponse/cacheStatus`` says).
     @concurrent public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let cache = configuration.cache { return try await send(request, through: cache) }
+        return try await collect(request)
+    }
+
+    /// ``send(_:)`` without the cache: the request's response, collected.
+    func collect(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = try await stream(request)
         let body = try await response.collect(upTo: configuration.maxCollectedBodyBytes)
         var collected = HTTPResponse(
@@ -111,9 +124,7 @@ public final class HTTPClient: Sendable {
     /// return. A retry sends the current hop again; a redirect starts a new hop.
     @concurrent public func stream(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let startNanoseconds = Deadline.nowNanoseconds()
-        let settings =
-            request.options.overridesNothing
-            ? defaultSettings : RequestOptions.Effective(request.options, configuration)
+        let settings = settings(for: request)
         var hop = try resolve(request, settings: settings)
         let total = settings.totalTimeout.map { Deadline.after($0) } ?? .never
         var deadlines = RequestDeadlines(idle: settings.idleTimeout, total: total)
@@ -146,6 +157,8 @@ public final class HTTPClient: Sendable {
                 await Self.discard(exchange)
                 throw HTTPWireError.proxyAuthenticationRequired(proxy: proxy.description)
             }
+            // RFC 9111 §4.4: a POST, PUT or DELETE that succeeds makes the stored responses for its URL stale.
+            if configuration.cache != nil { invalidateCache(after: head, to: sent.method, url: sent.url) }
             if !exchange.lease.isReused { counters.connectionsOpened += 1 }
             var outgoing: OutgoingRequest?
             if !middleware.isEmpty {

@@ -36,6 +36,9 @@ public struct HTTPResponse: Sendable {
     /// Where the request's time went (DNS, connect, TLS, sent, first byte, complete) and whether its
     /// connection was reused.
     public var metrics: RequestMetrics
+    /// Whether the response came from ``ClientConfiguration/cache`` (``CacheStatus/hit``), was confirmed
+    /// by the server (``CacheStatus/revalidated``), or came from the network alone.
+    public var cacheStatus: CacheStatus = .notUsed
     /// The decoder ``decode(_:using:)`` uses by default: the request's or the client's.
     var jsonDecoder: JSONDecoder?
 

@@ -47,13 +47,3 @@ enum RetryAfterValue {
         HTTPDate.secondsSinceEpoch(parsingIMFFixdate: text).map { Date(timeIntervalSince1970: Double($0)) }
     }
 }
-
-extension String {
-    /// The string without leading and trailing SP and HTAB (RFC 9110 §5.6.3 OWS).
-    fileprivate func trimmingWhitespace() -> String {
-        var text = Substring(self)
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return String(text)
-    }
-}

@@ -1,0 +1,26 @@
+// CacheStatus: where a collected response came from when the client has an `HTTPCache` (client layer).
+// A value only; `HTTPClient+Cache.swift` sets it. The names follow the ideas of RFC 9211's `Cache-Status`
+// field (a hit, a miss that went forward, a stored response validated), reported to the caller rather than
+// written into the response's fields.
+
+/// Whether ``HTTPResponse`` came from the network, from ``ClientConfiguration/cache``, or from both.
+///
+/// ```swift
+/// let avatar = try await client.get("users/42/avatar.png")
+/// if avatar.cacheStatus == .hit { print("no request sent") }
+/// ```
+public enum CacheStatus: Sendable, Hashable {
+    /// The cache took no part: the client has none, or this request cannot use one (a method other than
+    /// GET, a body, a `Range`, or conditional fields of the caller's own — RFC 9111 §4 serves only what a
+    /// GET would get).
+    case notUsed
+    /// The cache had no response it could use; this one came from the server (and was stored, when RFC
+    /// 9111 §3 allows it).
+    case miss
+    /// A stored response, fresh enough for this request (RFC 9111 §4.2): no request was sent. Its `Age`
+    /// field says how old it is (§5.1).
+    case hit
+    /// A stored response the server confirmed with 304 Not Modified to a conditional request (RFC 9111
+    /// §4.3): the body is the stored one, the fields are updated from the 304, one round trip was made.
+    case revalidated
+}

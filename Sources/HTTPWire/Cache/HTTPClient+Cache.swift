@@ -1,0 +1,144 @@
+// HTTPClient+Cache: `send` through `ClientConfiguration.cache` — look up, serve a fresh response, validate a
+// stale one with a conditional request, store what the server sends (client layer, cache).
+//
+// The cache sits in front of the one request loop, not inside it: a hit sends nothing, and a miss or a
+// validation is an ordinary `send` of the caller's request (with `If-None-Match` added for a validation).
+// So redirects, retries, middleware and content decoding work as without a cache, and the stored body is
+// the one the caller received (decoded, when the client decodes gzip). The order of the steps is RFC 9111
+// §4's: find a stored response that matches (§4.1), use it if fresh enough for this request (§4.2,
+// §5.2.1), else validate it (§4.3), else forward; store the answer when §3 allows (here: not one reached
+// through a redirect, which the cache would have to store under two URLs).
+
+import HTTPWireCodec
+
+extension HTTPClient {
+    /// ``send(_:)`` with a cache: a stored response when it may be used, else the server's.
+    func send(_ request: HTTPRequest, through cache: HTTPCache) async throws -> HTTPResponse {
+        let settings = settings(for: request)
+        let resolved = try resolve(request, settings: settings)
+        guard CacheRules.mayUseCache(method: resolved.method, fields: resolved.fields, hasBody: !request.body.isEmpty)
+        else { return try await collect(request) }
+        let requestDirectives = CacheRules.requestDirectives(resolved.fields)
+        let requestTime = cache.clock()
+        guard let stored = cache.lookup(resolved.url, fields: resolved.fields) else {
+            // §5.2.1.7: `only-if-cached` with nothing stored is answered 504 (Gateway Timeout), not forwarded.
+            if requestDirectives.contains("only-if-cached") {
+                return try validated(
+                    HTTPResponse(status: Status(rawValue: 504), url: resolved.url), cacheStatus: .miss, settings)
+            }
+            return try await fetch(request, resolved: resolved, directives: requestDirectives, cache: cache)
+        }
+        let age = stored.currentAge(now: requestTime)
+        let use = CacheRules.use(
+            lifetime: stored.freshnessLifetime, age: age, response: stored.directives, request: requestDirectives)
+        // §5.2.1.7: `only-if-cached` takes the stored response even when it would be validated.
+        if use == .serve || requestDirectives.contains("only-if-cached") {
+            return try validated(Self.response(from: stored, age: age), cacheStatus: .hit, settings)
+        }
+        let conditions = CacheRules.validators(of: stored)
+        guard !conditions.isEmpty else {
+            return try await fetch(request, resolved: resolved, directives: requestDirectives, cache: cache)
+        }
+        // §4.3.1: the same request, made conditional on the stored response's validator. The caller's
+        // validation is applied afterwards, to the response it will see (a 304 is not what it sees).
+        var conditional = request
+        for field in conditions { conditional.fields.append(field) }
+        conditional.options.validation = .acceptingAll
+        let answer = try await collect(conditional)
+        let responseTime = cache.clock()
+        guard answer.status.rawValue == 304 else {
+            // §4.3.3: a full response replaces the stored one.
+            store(answer, resolved: resolved, directives: requestDirectives, requestTime: requestTime, cache: cache)
+            return try validated(answer, cacheStatus: .miss, settings)
+        }
+        guard CacheRules.notModified(answer.fields, describes: stored) else {
+            // A 304 about another representation (§4.3.4): it cannot update ours, so ask again without the
+            // condition and start afresh.
+            cache.remove(resolved.url)
+            return try await fetch(request, resolved: resolved, directives: requestDirectives, cache: cache)
+        }
+        var freshened = stored
+        freshened.fields = CacheRules.freshenedFields(stored.fields, with: answer.fields)
+        freshened.requestTime = requestTime
+        freshened.responseTime = responseTime
+        if CacheRules.reasonNotToStore(
+            status: freshened.status.rawValue, fields: freshened.fields, requestFields: resolved.fields,
+            requestDirectives: requestDirectives, hasMiddleware: !middleware.isEmpty) == nil
+        {
+            cache.store(freshened)
+        } else {
+            cache.remove(resolved.url)
+        }
+        var response = Self.response(from: freshened, age: nil)
+        response.metrics = answer.metrics
+        return try validated(response, cacheStatus: .revalidated, settings)
+    }
+
+    /// The request sent as it is, its answer stored when §3 allows.
+    private func fetch(
+        _ request: HTTPRequest, resolved: ResolvedRequest, directives: CacheControl, cache: HTTPCache
+    ) async throws -> HTTPResponse {
+        let requestTime = cache.clock()
+        var response = try await collect(request)
+        store(response, resolved: resolved, directives: directives, requestTime: requestTime, cache: cache)
+        response.cacheStatus = .miss
+        return response
+    }
+
+    /// Stores `response` when RFC 9111 §3 allows it and it answered the URL asked for.
+    private func store(
+        _ response: HTTPResponse, resolved: ResolvedRequest, directives: CacheControl, requestTime: Int64,
+        cache: HTTPCache
+    ) {
+        guard response.url == resolved.url,
+            CacheRules.reasonNotToStore(
+                status: response.status.rawValue, fields: response.fields, requestFields: resolved.fields,
+                requestDirectives: directives, hasMiddleware: !middleware.isEmpty) == nil
+        else { return }
+        cache.store(
+            CachedResponse(
+                status: response.status, reason: response.reason, version: response.version,
+                fields: CacheRules.storedFields(response.fields), body: response.body, url: resolved.url,
+                selectingFields: CacheRules.selectingFields(vary: response.fields, request: resolved.fields),
+                requestTime: requestTime, responseTime: cache.clock()))
+    }
+
+    /// A response made from a stored one; with `age`, its `Age` field set to it (§5.1: a response served
+    /// without validation MUST carry its current age).
+    private static func response(from stored: CachedResponse, age: Int64?) -> HTTPResponse {
+        var fields = stored.fields
+        if let age { fields["Age"] = String(age) }
+        return HTTPResponse(
+            status: stored.status, reason: stored.reason, version: stored.version, fields: fields,
+            body: stored.body, url: stored.url)
+    }
+
+    /// `response` with its cache status, after the request's validation (which the conditional request
+    /// itself was sent without).
+    private func validated(
+        _ response: HTTPResponse, cacheStatus: CacheStatus, _ settings: RequestOptions.Effective
+    ) throws -> HTTPResponse {
+        var response = response
+        response.cacheStatus = cacheStatus
+        response.jsonDecoder = settings.jsonDecoder
+        if let validation = settings.validation,
+            let rule = validation.violation(of: response.head, announcesNoBody: response.body.isEmpty)
+        {
+            throw HTTPWireError.unacceptableResponse(
+                UnacceptableResponse(
+                    head: response.head, url: response.url,
+                    bodyPreview: Array(response.body.prefix(UnacceptableResponse.bodyPreviewLimit)),
+                    isBodyPreviewComplete: response.body.count <= UnacceptableResponse.bodyPreviewLimit, rule: rule))
+        }
+        return response
+    }
+
+    /// Removes the stored responses an unsafe request's answer makes out of date (§4.4): on a 2xx or 3xx to
+    /// a method that is not safe (RFC 9110 §9.2.1; one whose safety is unknown counts as unsafe).
+    func invalidateCache(after head: ResponseHead, to method: Method, url: TargetURL) {
+        guard let cache = configuration.cache, !method.isSafe, (200..<400).contains(head.status.rawValue) else {
+            return
+        }
+        for target in CacheRules.invalidatedURLs(target: url, responseFields: head.fields) { cache.remove(target) }
+    }
+}
