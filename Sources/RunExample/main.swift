@@ -75,6 +75,7 @@ let examples: [(name: String, usage: String, run: (HTTPClient, [String]) async t
                 client: client, url: arguments[0], destination: arguments[1], segments: Int(arguments[2]) ?? 4)
         }
     ),
+    ("cached-responses", "URL", { _, arguments in _ = try await CachedResponses.run(url: arguments[0]) }),
     ("delete-download", "FILE...", { _, arguments in try await DeleteDownload.run(destinations: arguments) }),
     (
         "manage-downloads", "CATALOGUE_DIR OUT_DIR URL...",

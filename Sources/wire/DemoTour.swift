@@ -58,6 +58,7 @@ final class DemoTour {
             ("the server's file changes between attempts", changedFile),
             ("one file over four connections (segments)", segmented),
             ("many downloads in one manager, remembered in a catalogue", manageDownloads),
+            ("responses reused from an HTTP cache, then revalidated", cachedResponses),
             ("deleting downloaded data", deleteData),
         ]
     }
@@ -262,6 +263,21 @@ final class DemoTour {
         try expect(
             again.count == 3 && server.requestsServed == served,
             "a new manager on the same catalogue lists the three, and fetches nothing again")
+    }
+
+    private func cachedResponses() async throws {
+        // Last changed a week ago: fresh for a day by RFC 9111's heuristic (10% of its age, at most a day).
+        let weekAgo = Int64(time(nil)) - 7 * 86_400
+        server.setFile(
+            "catalogue.json", contents: Array(#"{"items": [1, 2, 3]}"#.utf8),
+            lastModified: HTTPDate.imfFixdate(secondsSinceEpoch: weekAgo))
+        let logged = server.requestLog.count
+        let statuses = try await CachedResponses.run(url: base + "files/catalogue.json", log: log)
+        let requests = server.requestLog.dropFirst(logged).filter { $0.target == "/files/catalogue.json" }
+        try expect(statuses == [.miss, .hit, .revalidated], "stored, reused with no request, then revalidated")
+        try expect(
+            requests.count == 2 && requests.last?.fields["If-None-Match"] != nil,
+            "two requests reached the server, the second conditional on the stored ETag (answered 304)")
     }
 
     private func deleteData() async throws {

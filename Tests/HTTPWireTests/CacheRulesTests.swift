@@ -86,6 +86,23 @@ import Testing
         #expect(use(60, 70, response: "must-revalidate", request: "max-stale") == .validate)
     }
 
+    @Test("stale-if-error (RFC 5861 §4): within the window of the response or the request, never past must-revalidate")
+    func staleIfError() {
+        func allowed(_ lifetime: Int64, _ age: Int64, response: String, request: String = "") -> Bool {
+            CacheRules.mayServeAfterError(
+                lifetime: lifetime, age: age, response: CacheControl(parsing: response),
+                request: CacheControl(parsing: request))
+        }
+        #expect(allowed(60, 100, response: "stale-if-error=40"))
+        #expect(!allowed(60, 101, response: "stale-if-error=40"))
+        #expect(allowed(60, 101, response: "stale-if-error=40", request: "stale-if-error=50"))
+        #expect(!allowed(60, 100, response: "max-age=60"))
+        #expect(!allowed(60, 100, response: "stale-if-error=40, must-revalidate", request: "stale-if-error=99"))
+        #expect(!allowed(60, 100, response: "no-cache, stale-if-error=40"))
+        #expect(CacheRules.isServerUnreachable(.couldNotConnect(host: "h", port: 1, errno: 111)))
+        #expect(!CacheRules.isServerUnreachable(.pinnedPublicKeyMismatch(actual: "x")))
+    }
+
     @Test("what may be stored (§3): no-store, Vary: *, 206, freshness or a heuristic status, must-understand")
     func storable() {
         func reason(

@@ -20,6 +20,8 @@ import Testing
         var cacheControl: String? = "max-age=60"
         var vary: String?
         var extra: HTTPFields = [:]
+        /// Set: every GET fails — answered with this status, or for 0 the connection closed unanswered.
+        var failure: Int?
         /// Every request head that reached the route.
         var requests: [RequestHead] = []
     }
@@ -46,6 +48,10 @@ import Testing
             if head.method == .post {
                 _ = try await responder.readBody(limit: 1 << 16)
                 return try await responder.respond(status: 204, fields: [:], body: [])
+            }
+            if let failure = resource.failure {
+                guard failure != 0 else { return await responder.close() }
+                return try await responder.respond(status: failure, fields: [:], body: Array("down".utf8))
             }
             var fields = resource.extra
             fields["Date"] = HTTPDate.imfFixdate(secondsSinceEpoch: clock.now)
@@ -178,6 +184,43 @@ import Testing
             clock.advance(120)
             let strict = try await client.send(HTTPRequest(url: base + "res/x", fields: ["Cache-Control": "max-stale"]))
             #expect(strict.cacheStatus == .revalidated)
+        }
+    }
+
+    @Test(
+        "stale-if-error: a stale response stands in for a 503 or a dropped connection within its window",
+        .timeLimit(.scaledMinutes(1)))
+    func staleIfError() async throws {
+        try await Self.withCachingClient { client, state, clock, _, base in
+            state.withLock { $0.cacheControl = "max-age=60, stale-if-error=300" }
+            _ = try await client.get(base + "res")
+            clock.advance(120)
+            for failure in [503, 0] {
+                state.withLock { $0.failure = failure }
+                let stale = try await client.get(base + "res")
+                #expect(stale.cacheStatus == .staleAfterError && stale.text == "v1" && stale.status == .ok)
+                #expect(stale.fields["Age"] == "120", "\(failure)")
+            }
+            // Past the window (60 s of freshness + 300 s), the failure is the answer.
+            clock.advance(241)
+            state.withLock { $0.failure = 503 }
+            await #expect(throws: HTTPWireError.self) { try await client.get(base + "res") }
+            // A request can open a window of its own.
+            let asked = try await client.send(
+                HTTPRequest(url: base + "res", fields: ["Cache-Control": "stale-if-error=1000"]))
+            #expect(asked.cacheStatus == .staleAfterError)
+            // When the server answers again, its response replaces the stale one.
+            state.withLock { $0.failure = nil }
+            #expect(try await client.get(base + "res").cacheStatus == .revalidated)
+        }
+        try await Self.withCachingClient { client, state, clock, _, base in
+            state.withLock { $0.cacheControl = "max-age=60, stale-if-error=300, must-revalidate" }
+            _ = try await client.get(base + "res")
+            clock.advance(120)
+            state.withLock { $0.failure = 503 }
+            await #expect(throws: HTTPWireError.self, "must-revalidate forbids it") {
+                try await client.get(base + "res")
+            }
         }
     }
 

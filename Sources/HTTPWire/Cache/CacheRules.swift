@@ -153,6 +153,35 @@ enum CacheRules {
         return .serve
     }
 
+    /// The statuses RFC 5861 §4 counts as an error for `stale-if-error`.
+    static let serverErrors: Set<Int> = [500, 502, 503, 504]
+
+    /// Whether a failure means the server gave no answer (RFC 5861 §4's "error"): no name, no connection, a
+    /// timeout, a connection that ended early or a reply that is no HTTP. A certificate or pin refused is
+    /// not among them: that failure must be seen, not papered over with an old response.
+    static func isServerUnreachable(_ failure: HTTPWireError) -> Bool {
+        switch failure {
+        case .couldNotResolveHost, .couldNotConnect, .timedOut, .emptyReply, .sendFailed, .receiveFailed,
+            .bodyTruncated, .malformedResponse, .couldNotResolveProxy, .proxyTunnelFailed, .socksProxyFailed:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether a stale response may stand in for a failed request (RFC 5861 §4): `stale-if-error=N` in the
+    /// response or the request, and staleness (age past the lifetime) of at most N seconds. Never when the
+    /// response said `must-revalidate` or `no-cache` (RFC 9111 §4.2.4: a stale response that an explicit
+    /// directive prohibits is not generated).
+    static func mayServeAfterError(lifetime: Int64, age: Int64, response: CacheControl, request: CacheControl) -> Bool {
+        guard !response.contains("must-revalidate"), !response.contains("no-cache") else { return false }
+        let staleness = max(0, age - lifetime)
+        for directives in [request, response] {
+            if case .value(let window) = directives.seconds("stale-if-error"), staleness <= window { return true }
+        }
+        return false
+    }
+
     /// The fields that make a request conditional on the stored response (§4.3.1): `If-None-Match` with its
     /// entity tag, else `If-Modified-Since` with its `Last-Modified`; empty when it has neither.
     static func validators(of stored: CachedResponse) -> HTTPFields {

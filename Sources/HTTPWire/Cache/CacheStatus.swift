@@ -23,4 +23,8 @@ public enum CacheStatus: Sendable, Hashable {
     /// A stored response the server confirmed with 304 Not Modified to a conditional request (RFC 9111
     /// §4.3): the body is the stored one, the fields are updated from the 304, one round trip was made.
     case revalidated
+    /// A stored response past its freshness, returned because the server could not be reached or answered
+    /// 500, 502, 503 or 504, and `stale-if-error` (RFC 5861 §4, in the response or the request) allowed it.
+    /// Its `Age` field says how old it is. The failure itself is not thrown.
+    case staleAfterError
 }

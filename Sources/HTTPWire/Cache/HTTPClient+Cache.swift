@@ -7,7 +7,9 @@
 // the one the caller received (decoded, when the client decodes gzip). The order of the steps is RFC 9111
 // §4's: find a stored response that matches (§4.1), use it if fresh enough for this request (§4.2,
 // §5.2.1), else validate it (§4.3), else forward; store the answer when §3 allows (here: not one reached
-// through a redirect, which the cache would have to store under two URLs).
+// through a redirect, which the cache would have to store under two URLs). When the server cannot be
+// reached or answers 500, 502, 503 or 504, a stale response whose `stale-if-error` window (RFC 5861 §4)
+// is still open is returned instead of the failure: the offline case of an app showing what it last saw.
 
 import HTTPWireCodec
 
@@ -35,18 +37,26 @@ extension HTTPClient {
         if use == .serve || requestDirectives.contains("only-if-cached") {
             return try validated(Self.response(from: stored, age: age), cacheStatus: .hit, settings)
         }
-        let conditions = CacheRules.validators(of: stored)
-        guard !conditions.isEmpty else {
-            return try await fetch(request, resolved: resolved, directives: requestDirectives, cache: cache)
-        }
-        // §4.3.1: the same request, made conditional on the stored response's validator. The caller's
-        // validation is applied afterwards, to the response it will see (a 304 is not what it sees).
+        // §4.3.1: the same request, made conditional on the stored response's validator when it has one.
+        // The caller's validation is applied afterwards, to the response it will see (a 304 is not what it
+        // sees, and a 5xx may yet be replaced by the stored response).
         var conditional = request
-        for field in conditions { conditional.fields.append(field) }
+        for field in CacheRules.validators(of: stored) { conditional.fields.append(field) }
         conditional.options.validation = .acceptingAll
-        let answer = try await collect(conditional)
+        let answer: HTTPResponse
+        do {
+            answer = try await collect(conditional)
+        } catch let failure as HTTPWireError where CacheRules.isServerUnreachable(failure) {
+            guard let stale = staleAfterError(stored, age: age, request: requestDirectives) else { throw failure }
+            return try validated(stale, cacheStatus: .staleAfterError, settings)
+        }
         let responseTime = cache.clock()
-        guard answer.status.rawValue == 304 else {
+        if CacheRules.serverErrors.contains(answer.status.rawValue),
+            let stale = staleAfterError(stored, age: age, request: requestDirectives)
+        {
+            return try validated(stale, cacheStatus: .staleAfterError, settings)
+        }
+        guard answer.status.rawValue == 304, conditional.fields.count > request.fields.count else {
             // §4.3.3: a full response replaces the stored one.
             store(answer, resolved: resolved, directives: requestDirectives, requestTime: requestTime, cache: cache)
             return try validated(answer, cacheStatus: .miss, settings)
@@ -72,6 +82,16 @@ extension HTTPClient {
         var response = Self.response(from: freshened, age: nil)
         response.metrics = answer.metrics
         return try validated(response, cacheStatus: .revalidated, settings)
+    }
+
+    /// The stored response, stale, when the server could not answer and RFC 5861's `stale-if-error` (in the
+    /// response or the request) allows it; nil otherwise.
+    private func staleAfterError(_ stored: CachedResponse, age: Int64, request: CacheControl) -> HTTPResponse? {
+        guard
+            CacheRules.mayServeAfterError(
+                lifetime: stored.freshnessLifetime, age: age, response: stored.directives, request: request)
+        else { return nil }
+        return Self.response(from: stored, age: age)
     }
 
     /// The request sent as it is, its answer stored when §3 allows.
