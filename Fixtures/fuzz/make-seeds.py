@@ -278,6 +278,22 @@ seed(CC, "broken", 'max-age=, =5, max-age=-1, a b, max-age=999999999999999999999
 seed(CC, "unterminated", 'private, ext="open')
 seed(CC, "escapes", 'ext="a\\"b\\\\c", immutable')
 
+# MARK: CacheEntry: a persistent HTTPCache's .response file (HTTPWire/Cache/CacheEntryFile.swift)
+E = "CacheEntry"
+seed(E, "full", "httpwire-cache 1\nurl: http://cache.test:8080/a?b=c\nstatus: 200\nreason: OK\nversion: HTTP/1.1\n"
+     "request-time: 1781000000\nresponse-time: 1781000002\nvary: accept: a/b,c/d\nvary: accept-language\n"
+     "field: Cache-Control: max-age=60\nfield: Date: Sun, 07 Jun 2026 10:13:20 GMT\nfield: Age: 5\n"
+     "field: ETag: \"v1\"\nfield: Content-Length: 5\nbody: 5\n\nhello")
+seed(E, "bare", "httpwire-cache 1\nurl: https://h/\nstatus: 304\nreason: \nversion: HTTP/1.0\n"
+     "request-time: 0\nresponse-time: 0\nbody: 0\n\n")
+seed(E, "heuristic", "httpwire-cache 1\nurl: http://h/x\nstatus: 404\nreason: Not Found\nversion: HTTP/1.1\n"
+     "request-time: 9223372036854775807\nresponse-time: -9223372036854775808\n"
+     "field: Last-Modified: Sunday, 06-Nov-94 08:49:37 GMT\nfield: Expires: 0\nfield: Expires: 1\nbody: 2\n\n\n\n")
+# Found by the fuzzer: 0xBA (not UTF-8) in a field value, which a lenient reading turned into U+FFFD.
+seed(E, "fuzz-invalid-utf8", b"httpwire-cache 1\nurl: http://h/\nstatus: 200\nreason: OK\nversion: HTTP/1.1\n"
+     b"request-time: 1\nresponse-time: 2\nfield: Date: Sun, 07 Jun 2026 10:13\xba20 GMT\nbody: 0\n\n")
+seed(E, "cut", "httpwire-cache 1\nurl: http://h/x\nstatus: 200\nreason: OK\nversion: HTTP/1.1\nrequest-time: 1\n")
+
 # MARK: SetCookie (RFC 6265 §5.2): one Set-Cookie field value, as a server controls it
 K = "SetCookie"
 seed(K, "basic", "SID=31d4d96e407aad42; Path=/; Secure; HttpOnly")

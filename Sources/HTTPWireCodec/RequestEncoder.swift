@@ -169,7 +169,7 @@ public enum RequestEncoder {
 
     /// Checks names and values only; for heads where framing fields are the caller's to write (the
     /// server side, which knows its own body).
-    static func validateSyntax(_ fields: HTTPFields) throws(CodecError) {
+    package static func validateSyntax(_ fields: HTTPFields) throws(CodecError) {
         for field in fields { try validate(field) }
     }
 

@@ -1,5 +1,5 @@
-// FileSystem: operations on paths rather than open files — stat, rename, unlink, whole small files, and
-// making a directory entry durable (transport layer).
+// FileSystem: operations on paths rather than open files — stat, rename, unlink, listing a directory, whole
+// small files, and making a directory entry durable (transport layer).
 //
 // Downloads put a part file in place with rename(2) and keep a small record beside it that is replaced
 // atomically (write a temporary file, fsync it, rename it over the old one, fsync the directory). These are
@@ -71,6 +71,28 @@ package enum FileSystem {
                 throw .fileWriteFailed(call: "mkdir", path: prefix, errno: error.errno)
             }
         }
+    }
+
+    /// The names in the directory at `path` (not `.` and `..`), in no particular order; empty when the
+    /// directory does not exist. opendir(3) and readdir(3) are library calls over getdents64(2): the
+    /// stream's descriptor lives only inside this call, and the end of the directory and a failure to read
+    /// it further both end the list (readdir reports the latter only through errno, on a stream that was
+    /// opened fine).
+    package static func names(inDirectory path: String) throws(TransportError) -> [String] {
+        guard let stream = opendir(path) else {
+            let code = Syscall.errnoAfterLibraryCall()
+            if code == ENOENT { return [] }
+            throw .fileReadFailed(call: "opendir", path: path, errno: code)
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// The whole contents of a small file, at most `limit` bytes (more is `EFBIG`); nil when it does not

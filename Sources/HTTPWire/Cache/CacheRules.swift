@@ -11,11 +11,8 @@ import HTTPWireCodec
 /// RFC 9111's decisions, as functions a test can call one by one.
 enum CacheRules {
     /// Statuses "heuristically cacheable" (RFC 9110 §15.1): stored and given a heuristic lifetime without
-    /// explicit freshness information.
-    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
-
-    /// The longest heuristic lifetime (§4.2.2 leaves the figure to the cache): a day.
-    static let heuristicLimit: Int64 = 86_400
+    /// explicit freshness information (`CachedResponse` holds the list, with the rest of §4.2).
+    static var heuristicallyCacheable: Set<Int> { CachedResponse.heuristicallyCacheable }
 
     /// Statuses whose caching rules this cache knows, for `must-understand` (§5.2.2.3): the heuristically
     /// cacheable ones. 206 is not among them: the cache does not combine partial responses.

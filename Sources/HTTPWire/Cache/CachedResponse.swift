@@ -19,6 +19,13 @@ import HTTPWireCodec
 
 /// A stored response and what the cache needs to judge it.
 struct CachedResponse: Sendable {
+    /// Statuses "heuristically cacheable" (RFC 9110 §15.1): stored and given a heuristic lifetime without
+    /// explicit freshness information.
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// The longest heuristic lifetime (§4.2.2 leaves the figure to the cache): a day.
+    static let heuristicLimit: Int64 = 86_400
+
     var status: Status
     var reason: String
     var version: HTTPVersion
@@ -72,11 +79,11 @@ struct CachedResponse: Sendable {
             else { return 0 }
             return max(0, instant - dateValue)
         }
-        guard CacheRules.heuristicallyCacheable.contains(status.rawValue) || directives.contains("public"),
+        guard Self.heuristicallyCacheable.contains(status.rawValue) || directives.contains("public"),
             let text = lastModified,
             let modified = HTTPDate.secondsSinceEpoch(parsing: text.trimmingWhitespace(), now: responseTime)
         else { return 0 }
-        return min(max(0, dateValue - modified) / 10, CacheRules.heuristicLimit)
+        return min(max(0, dateValue - modified) / 10, Self.heuristicLimit)
     }
 
     /// `current_age` at `now` (§4.2.3). `Age` that is no number is ignored (§5.1).

@@ -1,7 +1,8 @@
-// HTTPCache: a private HTTP cache in memory (RFC 9111), the counterpart of URLSession's URLCache
-// (client layer, cache). It keeps responses and evicts the least recently used past its capacity; the rules
+// HTTPCache: a private HTTP cache (RFC 9111), the counterpart of URLSession's URLCache (client layer,
+// cache). It keeps responses in memory, and evicts the least recently used past its capacity; a persistent
+// cache also mirrors them to files in a directory (`HTTPCache+Disk`), so they outlive the process. The rules
 // that decide what is stored and what is served are in `CacheRules`, and the client asks it in
-// `HTTPClient+Cache`. Nothing here touches the network or a file.
+// `HTTPClient+Cache`. Nothing here touches the network, and no file is touched under the lock.
 //
 // Responses are keyed by URL (scheme, host, port, path and query: the "cache key" of §2), and one URL can
 // hold several responses that differ by the request fields their `Vary` names (§4.1). A lookup returns the
@@ -16,8 +17,9 @@ import HTTPWireTransport
     import Foundation
 #endif
 
-/// A private, in-memory HTTP cache: set ``ClientConfiguration/cache`` and GET responses that HTTP allows
-/// to be reused are answered from memory while fresh, and revalidated with a conditional request once stale.
+/// A private HTTP cache: set ``ClientConfiguration/cache`` and GET responses that HTTP allows to be reused
+/// are answered from memory while fresh, and revalidated with a conditional request once stale. Made with
+/// ``persistent(directory:capacity:maxEntrySize:)``, it also keeps them on disk for the next launch.
 ///
 /// ```swift
 /// var configuration = ClientConfiguration()
@@ -48,8 +50,12 @@ public final class HTTPCache: Sendable {
     /// The largest body stored; bigger responses go to the caller without being kept (URLCache's rule of
     /// thumb is similar: one entry is a small share of the whole).
     public let maxEntrySize: Int
+    /// The directory a persistent cache keeps its files in; nil for a cache in memory only.
+    public var directory: String? { disk?.directory }
     /// The wall clock in seconds since the epoch: RFC 9111's ages compare it with the server's `Date`.
     let clock: @Sendable () -> Int64
+    /// The files of a persistent cache, written and removed in the order the memory changed.
+    let disk: CacheDiskQueue?
     private let state = LockedState(Storage())
 
     private struct Storage {
@@ -59,20 +65,24 @@ public final class HTTPCache: Sendable {
         var useCounter: UInt64 = 0
     }
 
-    /// A cache holding at most `capacity` bytes, and no body larger than `maxEntrySize` (default: an
-    /// eighth of the capacity).
+    /// A cache in memory holding at most `capacity` bytes, and no body larger than `maxEntrySize` (default:
+    /// an eighth of the capacity).
     public convenience init(capacity: Int = 8 * 1024 * 1024, maxEntrySize: Int? = nil) {
-        self.init(capacity: capacity, maxEntrySize: maxEntrySize) {
-            Int64(Date().timeIntervalSince1970.rounded(.down))
-        }
+        self.init(capacity: capacity, maxEntrySize: maxEntrySize, directory: nil, clock: Self.wallClock)
     }
 
-    /// A cache on another clock (tests move it forward instead of waiting).
-    package init(capacity: Int, maxEntrySize: Int?, clock: @escaping @Sendable () -> Int64) {
+    /// A cache on another clock (tests move it forward instead of waiting), kept in `directory` when given.
+    package init(
+        capacity: Int, maxEntrySize: Int?, directory: String? = nil, clock: @escaping @Sendable () -> Int64
+    ) {
         self.capacity = max(0, capacity)
         self.maxEntrySize = max(0, min(maxEntrySize ?? capacity / 8, capacity))
         self.clock = clock
+        self.disk = directory.map(CacheDiskQueue.init)
     }
+
+    /// Seconds since the epoch, rounded down.
+    static let wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970.rounded(.down)) }
 
     /// The bytes the stored responses take, counted as ``capacity`` counts them.
     public var storedBytes: Int { state.withLock { $0.storedBytes } }
@@ -80,9 +90,10 @@ public final class HTTPCache: Sendable {
     /// How many responses are stored.
     public var count: Int { state.withLock { $0.count } }
 
-    /// Forgets every stored response (after a sign-out, say).
+    /// Forgets every stored response (after a sign-out, say), and deletes a persistent cache's files.
     public func removeAll() {
         state.withLock { $0 = Storage() }
+        disk?.enqueue([.removeAll])
     }
 
     /// Forgets the responses stored for `url` (every variant). A URL that does not parse stores nothing.
@@ -112,36 +123,72 @@ public final class HTTPCache: Sendable {
 
     /// Keeps `response`, replacing a stored one with the same selecting fields, then evicts the least
     /// recently used responses until the cache is within ``capacity``. A body over ``maxEntrySize`` is
-    /// not kept (and the older variant it would replace goes, being out of date).
+    /// not kept (and the older variant it would replace goes, being out of date). A persistent cache
+    /// writes the response's file, and removes the files of what went, after the lock.
     func store(_ response: CachedResponse) {
-        let key = response.url.description
-        state.withLock { storage in
+        let (removed, isKept) = state.withLock { storage -> ([CachedResponse], Bool) in
+            var removed: [CachedResponse] = []
+            let key = response.url.description
             var variants = storage.responses[key] ?? []
             if let old = variants.firstIndex(where: { Self.sameSelection($0.selectingFields, response.selectingFields) }
             ) {
                 storage.storedBytes -= variants[old].byteCount
                 storage.count -= 1
-                variants.remove(at: old)
+                removed.append(variants.remove(at: old))
             }
-            if response.body.count <= maxEntrySize, response.byteCount <= capacity {
+            var use: UInt64?
+            if fits(response) {
                 var entry = response
                 storage.useCounter += 1
                 entry.lastUse = storage.useCounter
+                use = entry.lastUse
                 variants.append(entry)
                 storage.storedBytes += entry.byteCount
                 storage.count += 1
             }
             storage.responses[key] = variants.isEmpty ? nil : variants
-            Self.evict(&storage, toFit: capacity)
+            removed += Self.evict(&storage, toFit: capacity)
+            let isKept = use.map { use in storage.responses[key]?.contains { $0.lastUse == use } ?? false } ?? false
+            return (removed, isKept)
         }
+        guard let disk else { return }
+        let written = isKept ? CacheDiskQueue.fileName(of: response) : nil
+        var jobs = removed.map { CacheDiskQueue.fileName(of: $0) }.filter { $0 != written }.map {
+            CacheDiskQueue.Job.remove($0)
+        }
+        if let written { jobs.append(.write(written, response.encodedFile())) }
+        disk.enqueue(jobs)
+    }
+
+    /// Whether a response may be kept at all: its body within ``maxEntrySize``, the whole within ``capacity``.
+    func fits(_ response: CachedResponse) -> Bool {
+        response.body.count <= maxEntrySize && response.byteCount <= capacity
     }
 
     /// Forgets the responses for `url`.
     func remove(_ url: TargetURL) {
-        state.withLock { storage in
-            guard let variants = storage.responses.removeValue(forKey: url.description) else { return }
+        let removed = state.withLock { storage -> [CachedResponse] in
+            guard let variants = storage.responses.removeValue(forKey: url.description) else { return [] }
             storage.storedBytes -= variants.reduce(0) { $0 + $1.byteCount }
             storage.count -= variants.count
+            return variants
+        }
+        disk?.enqueue(removed.map { .remove(CacheDiskQueue.fileName(of: $0)) })
+    }
+
+    /// Puts responses read from disk in memory, least recently received first, then evicts down to the
+    /// capacity; returns the evicted ones (their files are to go).
+    func restore(_ responses: [CachedResponse]) -> [CachedResponse] {
+        state.withLock { storage in
+            for response in responses.sorted(by: { $0.responseTime < $1.responseTime }) where fits(response) {
+                var entry = response
+                storage.useCounter += 1
+                entry.lastUse = storage.useCounter
+                storage.responses[response.url.description, default: []].append(entry)
+                storage.storedBytes += entry.byteCount
+                storage.count += 1
+            }
+            return Self.evict(&storage, toFit: capacity)
         }
     }
 
@@ -154,9 +201,10 @@ public final class HTTPCache: Sendable {
         left.count == right.count && zip(left, right).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
-    /// Removes least recently used responses until `storage` holds at most `capacity` bytes. A linear scan
-    /// per eviction: a memory cache holds thousands of responses, not millions.
-    private static func evict(_ storage: inout Storage, toFit capacity: Int) {
+    /// Removes least recently used responses until `storage` holds at most `capacity` bytes, and returns
+    /// them. A linear scan per eviction: a memory cache holds thousands of responses, not millions.
+    private static func evict(_ storage: inout Storage, toFit capacity: Int) -> [CachedResponse] {
+        var evicted: [CachedResponse] = []
         while storage.storedBytes > capacity {
             var oldest: (key: String, index: Int, use: UInt64)?
             for (key, variants) in storage.responses {
@@ -165,11 +213,13 @@ public final class HTTPCache: Sendable {
                     oldest = (key, index, variant.lastUse)
                 }
             }
-            guard let victim = oldest else { return }
+            guard let victim = oldest else { break }
             let removed = storage.responses[victim.key]!.remove(at: victim.index)
             if storage.responses[victim.key]!.isEmpty { storage.responses[victim.key] = nil }
             storage.storedBytes -= removed.byteCount
             storage.count -= 1
+            evicted.append(removed)
         }
+        return evicted
     }
 }
