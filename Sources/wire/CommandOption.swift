@@ -14,7 +14,7 @@ enum CommandOption: CaseIterable {
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
     case digest, basic, ipv4, ipv6, cert, key, maxFileSize, parallelFlag, parallelMax, range, oauth2Bearer
-    case connectTo
+    case connectTo, failEarly
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -44,6 +44,7 @@ enum CommandOption: CaseIterable {
         case .remoteName: return ["-O", "--remote-name"]
         case .resolve: return ["--resolve"]
         case .connectTo: return ["--connect-to"]
+        case .failEarly: return ["--fail-early"]
         case .unixSocket: return ["--unix-socket"]
         case .digest: return ["--digest"]
         // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
@@ -116,7 +117,7 @@ enum CommandOption: CaseIterable {
         case .maxFileSize: return "BYTES"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
-            .netrc, .digest, .basic, .ipv4, .ipv6, .parallelFlag:
+            .netrc, .digest, .basic, .ipv4, .ipv6, .parallelFlag, .failEarly:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -156,6 +157,8 @@ enum CommandOption: CaseIterable {
         case .parallelMax: return "with -Z, how many URLs at once (1 to 300)"
         case .range: return "ask for part of the body (Range: bytes=RANGE, RFC 9110 §14.2), as curl -r"
         case .oauth2Bearer: return "send Authorization: Bearer TOKEN (RFC 6750) to the URL's origin"
+        case .failEarly:
+            return "stop at the first URL that fails (default: go on, exit with the last URL's result, as curl)"
         case .json: return "send TEXT as the body, with Content-Type: application/json"
         case .data: return "send TEXT as a form body (repeatable, joined with &); @FILE sends the file's bytes"
         case .form: return "add a multipart/form-data part (repeatable)"
@@ -243,6 +246,7 @@ enum CommandOption: CaseIterable {
         case .request: return [.get, .post, .put, .delete]
         case .parallel, .parallelFlag, .parallelMax: return [.get, .download]
         case .range: return [.get, .head]
+        case .failEarly: return [.get]
         case .oauth2Bearer: return requests
         case .json: return [.post, .put]
         case .data, .dataRaw: return [.get, .post, .put, .delete]

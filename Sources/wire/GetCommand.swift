@@ -1,8 +1,10 @@
 // GetCommand: `wire get URL [URL ...]` (edge layer). One library call per URL — `client.stream(request)`,
 // then the body is read piece by piece into BodyOutput — over one HTTPClient, so URLs of the same origin
 // reuse the kept-alive connection, as curl does. `--parallel N` sends up to N requests at once through the
-// pool with `client.send` and still writes the bodies in the order given. This file is also example code:
-// it shows the streaming and the concurrent use of one client.
+// pool with `client.send` and still writes the bodies in the order given. As in curl, a URL that fails does
+// not stop the others: its error is reported and the next URL fetched, and the last URL's outcome is the
+// exit code (`--fail-early` stops at the first failure instead). This file is also example code: it shows
+// the streaming and the concurrent use of one client.
 
 import HTTPWire
 import HTTPWireCodec
@@ -20,7 +22,14 @@ enum GetCommand {
                 if command.parallel > 1 && command.urls.count > 1 {
                     try await fetchConcurrently(command, client: client, into: output)
                 } else {
-                    for url in command.urls { try await fetch(url, command, client: client, into: output) }
+                    let last = command.urls.count - 1
+                    for (index, url) in command.urls.enumerated() {
+                        do {
+                            try await fetch(url, command, client: client, into: output)
+                        } catch  where index < last && goesOn(after: error, command) {
+                            reportAndGoOn(error, command)
+                        }
+                    }
                 }
                 // The last bytes go out before the client closes its connections, not after.
                 try output.flush()
@@ -84,15 +93,32 @@ enum GetCommand {
         let urls = command.urls  // each with -G's query added only when its request is made: no second list
         let method = ClientSettings.method(for: command, default: .get)
         let window = ParallelWindow(count: urls.count, limit: 4 * command.parallel)
-        let delivery = OrderedDelivery<HTTPResponse, BodyOutput>(
+        let last = urls.count - 1
+        let delivery = OrderedDelivery<Fetched, BodyOutput>(
             sink: output,
-            write: { output, response in
-                try output.begin(
-                    version: response.version, status: response.status, reason: response.reason,
-                    fields: response.fields, for: command)
-                try output.writeBody(response.body)
-                try ClientSettings.writeOut(response, for: command, into: output)
-                try ClientSettings.checkAfterBody(response.status, for: command)
+            write: { output, fetched in
+                do {
+                    switch fetched.result {
+                    case .success(let response):
+                        do {
+                            try output.begin(
+                                version: response.version, status: response.status, reason: response.reason,
+                                fields: response.fields, for: command)
+                            try output.writeBody(response.body)
+                            try ClientSettings.checkAfterBody(response.status, for: command)
+                        } catch {
+                            // The -w report with the failure's exit code, as for one URL.
+                            throw ClientSettings.failed(error, after: response, for: command, into: output)
+                        }
+                        try ClientSettings.writeOut(response, for: command, into: output)
+                    case .failure(let error):
+                        throw ClientSettings.noAnswer(
+                            error, url: ClientSettings.url(urls[fetched.index], for: command), for: command,
+                            into: output)
+                    }
+                } catch  where fetched.index < last && goesOn(after: error, command) {
+                    reportAndGoOn(error, command)
+                }
             },
             written: { window.written(upTo: $0) })
         try await withTaskCancellationHandler {
@@ -103,10 +129,18 @@ enum GetCommand {
                 for _ in 0..<min(command.parallel, urls.count) {
                     group.addTask {
                         while let index = await window.next() {
-                            let response = try await client.send(
-                                HTTPRequest(
-                                    method: method, url: ClientSettings.url(urls[index], for: command), fields: fields))
-                            try delivery.deliver(index, response)
+                            let result: Result<HTTPResponse, any Error>
+                            do {
+                                result = .success(
+                                    try await client.send(
+                                        HTTPRequest(
+                                            method: method, url: ClientSettings.url(urls[index], for: command),
+                                            fields: fields)))
+                            } catch  where goesOn(after: error, command) {
+                                // Written in its turn, like a body: the error line and -w report in order.
+                                result = .failure(error)
+                            }
+                            try delivery.deliver(index, Fetched(index: index, result: result))
                         }
                     }
                 }
@@ -117,10 +151,30 @@ enum GetCommand {
         } onCancel: {
             window.close()
         }
-        // Every worker returned without an error, so every URL was handed out, fetched and written, unless
-        // the window was closed by cancellation.
+        // Every worker returned without an error, so every URL was handed out, fetched (or failed, and that
+        // was reported) and written, unless the window was closed by cancellation.
         try Task.checkCancellation()
         assert(delivery.writtenCount == urls.count, "parallel get ended with bodies unwritten")
+    }
+
+    /// One URL's outcome in a parallel get, delivered in the order given.
+    private struct Fetched: Sendable {
+        let index: Int
+        let result: Result<HTTPResponse, any Error>
+    }
+
+    /// Whether `wire get` goes on to the next URL after `error`, as curl does without `--fail-early`: not
+    /// after Ctrl-C, and not when the output cannot be written (curl's exit 23: the next body could not be
+    /// either). The last URL's outcome is the exit code, so a failure before it is only reported.
+    private static func goesOn(after error: any Error, _ command: ParsedCommand) -> Bool {
+        guard !command.failEarly, !(error is CancellationError) else { return false }
+        if case .localWriteFailed = error as? HTTPWireError { return false }
+        return true
+    }
+
+    /// The error line a failure would have ended wire with (unless -s), for a URL that is not the last.
+    private static func reportAndGoOn(_ error: any Error, _ command: ParsedCommand) {
+        if command.showsErrors { Terminal.writeError(ExitCode.errorText(for: error)) }
     }
 
     /// A bar only when asked for, or when stderr is a terminal and the body goes to a file (a body on the

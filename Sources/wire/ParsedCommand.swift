@@ -153,6 +153,8 @@ struct ParsedCommand: Equatable, Sendable {
     var digest = false
     /// `-Z`: fetch at once, up to `parallelMax` (curl's flag; wire's own `--parallel N` says how many).
     var parallelFlag = false
+    /// `--fail-early`: `wire get` stops at the first URL that fails, instead of going on to the others.
+    var failEarly = false
     /// `--parallel-max N`: -Z's limit; nil for curl's default, 50.
     var parallelMax: Int?
     /// `-r RANGE`: sent as `Range: bytes=RANGE` (unless -H gave a Range).

@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test(
-        "--parallel: a failure while another worker waits for the window ends the run with the failure's code",
+        "--parallel --fail-early: a failure while another worker waits for the window ends the run with its code",
         .timeLimit(.scaledMinutes(1)))
     func parallelFailureReleasesTheWindow() async throws {
         try await withFixtureServer { server in
@@ -86,7 +86,7 @@ import Testing
             let urls =
                 [server.baseURL + "drip?bytes=100&interval_ms=100"]
                 + (1...12).map { server.baseURL + "bytes/10?i=\($0)" }
-            let result = try await WireProcess.run(["get", "--parallel", "2", "-m", "1"] + urls)
+            let result = try await WireProcess.run(["get", "--parallel", "2", "--fail-early", "-m", "1"] + urls)
             #expect(result.status == 28, "\(result.standardError)")
             #expect(result.outputBytes.isEmpty, "nothing after the first URL is written before it")
             #expect(server.requestsServed <= 8, "the window let \(server.requestsServed) requests start")
@@ -189,6 +189,39 @@ import Testing
             ])
             #expect(failed.status == 22)
             #expect(!FileManager.default.fileExists(atPath: directory + "/b"))
+        }
+    }
+
+    @Test(
+        "a URL that fails does not stop the others; the last URL's outcome is the exit code (curl's rule)",
+        .timeLimit(.scaledMinutes(1)))
+    func goesOnAfterFailure() async throws {
+        try await withFixtureServer { server in
+            let base = server.baseURL
+            let refused = "http://127.0.0.1:1/"
+            for parallel in [[], ["--parallel", "3"]] {
+                let run = try await WireProcess.run(
+                    [
+                        "get", "-f", base + "status/500", refused, base + "headers?X-A=1", "-w",
+                        "[%{http_code} %{exitcode}]\n",
+                    ]
+                        + parallel)
+                #expect(run.status == 0, "\(parallel)")
+                #expect(run.standardOutput.hasPrefix("[500 22]\n[000 7]\n"), "\(parallel)")
+                #expect(run.standardOutput.hasSuffix("[200 0]\n"), "\(parallel)")
+                let errors = run.standardError.split(separator: "\n")
+                #expect(errors.count == 2 && errors.allSatisfy { $0.hasPrefix("wire: error: ") }, "\(parallel)")
+                // The last URL failing decides the exit code; -s keeps the earlier errors quiet too.
+                let lastFails = try await WireProcess.run(
+                    ["get", "-s", "-f", base + "bytes/3", base + "status/404"] + parallel)
+                #expect(lastFails.status == 22 && lastFails.standardError.isEmpty, "\(parallel)")
+                #expect(lastFails.outputBytes.count == 3, "\(parallel)")
+            }
+            // --fail-early stops at the first failure: the second URL is never asked for.
+            let served = server.requestsServed
+            let early = try await WireProcess.run(["get", "--fail-early", "-f", base + "status/500", base + "bytes/3"])
+            #expect(early.status == 22 && early.standardOutput.isEmpty)
+            #expect(server.requestsServed == served + 1)
         }
     }
 
