@@ -46,6 +46,13 @@ package final class TCPSocket: ByteStream, CustomStringConvertible {
         self.remoteAddress = remoteAddress
     }
 
+    /// This end's address (getsockname(2)): the address and port the kernel chose for the connection (curl's
+    /// `local_ip` and `local_port`); nil once the socket is closed. A Unix-domain client socket has no name.
+    package func localAddress() -> SocketAddress? {
+        descriptor.withNumberHeldOpen { number in SocketAddress.filled { getsockname(number, $0, $1) } }
+            .flatMap { $0.result == 0 ? $0.address : nil }
+    }
+
     deinit {
         // A forgotten socket is closed anyway, by the reactor, which may still be watching it.
         if descriptor.isOpen { Reactor.shared.closeEventually(descriptor) }

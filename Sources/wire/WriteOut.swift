@@ -40,6 +40,8 @@ struct WriteOut: Equatable, Sendable {
         case numRetries = "num_retries"
         case remoteIP = "remote_ip"
         case remotePort = "remote_port"
+        case localIP = "local_ip"
+        case localPort = "local_port"
         case exitCode = "exitcode"
         case errorMessage = "errormsg"
     }
@@ -149,6 +151,8 @@ struct WriteOut: Equatable, Sendable {
         // Empty and 0 when no response came, as curl prints them when it never connected.
         case .remoteIP: return metrics.remoteAddress ?? ""
         case .remotePort: return String(metrics.remotePort ?? 0)
+        case .localIP: return metrics.localAddress ?? ""
+        case .localPort: return String(metrics.localPort ?? 0)
         case .exitCode: return String(transfer.exitCode)
         case .errorMessage: return transfer.errorMessage
         }

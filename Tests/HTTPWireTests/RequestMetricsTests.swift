@@ -29,10 +29,14 @@ import Testing
             #expect((first.bytesPerSecond ?? 0) > 0)
 
             #expect(first.remoteAddress == "127.0.0.1" && first.remotePort == server.port)
+            // This end: loopback, on an ephemeral port the kernel chose (never the server's).
+            let localPort = try #require(first.localPort)
+            #expect(first.localAddress == "127.0.0.1" && localPort > 0 && localPort != server.port)
 
             let second = try await client.get("json").metrics
             #expect(second.remoteAddress == "127.0.0.1" && second.remotePort == server.port, "reused: the same peer")
             #expect(second.isReusedConnection)
+            #expect(second.localPort == localPort, "reused: the same connection, so the same local port")
             #expect(second.connectionsOpened == 0)
             #expect(second.nameLookup == nil && second.connect == nil)
             #expect(second.firstByte != nil && second.complete != nil)

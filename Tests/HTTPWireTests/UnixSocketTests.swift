@@ -59,6 +59,7 @@ import Testing
             #expect(server.requestLog.map { $0.fields["Host"] } == ["api.example.test", "api.example.test"])
             #expect(second.metrics.isReusedConnection)
             #expect(second.metrics.remoteAddress == path && second.metrics.remotePort == nil)
+            #expect(second.metrics.localAddress == nil && second.metrics.localPort == nil, "a client end has no name")
             await client.shutdown()
         }
         #expect(!FileManager.default.fileExists(atPath: socketFile), "stopping the server removed its socket file")

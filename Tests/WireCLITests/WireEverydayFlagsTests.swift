@@ -549,10 +549,12 @@ import Testing
         }
     }
 
-    @Test("-w's %{remote_ip} and %{remote_port} name the peer that answered; -4 and -6 choose the family")
+    @Test(
+        "-w: %{remote_ip} and %{remote_port} name the peer that answered, %{local_ip} and %{local_port} this end; -4 and -6 choose the family"
+    )
     func writeOutRemote() async throws {
-        let format = try WriteOut.parse("%{remote_ip}|%{remote_port}")
-        #expect(format.render(WriteOut.Transfer()) == "|0", "no connection: empty and 0, as curl")
+        let format = try WriteOut.parse("%{remote_ip}|%{remote_port}|%{local_ip}|%{local_port}")
+        #expect(format.render(WriteOut.Transfer()) == "|0||0", "no connection: empty and 0, as curl")
         try await withFixtureServer { server in
             // localhost may resolve to ::1 as well; the server listens on 127.0.0.1 only, so that is the peer.
             let url = "http://localhost:\(server.port)/json"
@@ -561,6 +563,13 @@ import Testing
             ])
             #expect(result.status == 0, "\(result.standardError)")
             #expect(result.standardOutput == "127.0.0.1|\(server.port)")
+            // This end of the connection: loopback, and an ephemeral port that is not the server's.
+            let local = try await WireProcess.run([
+                "get", "-s", "-o", "/dev/null", url, "-w", "%{local_ip}|%{local_port}",
+            ])
+            let parts = local.standardOutput.split(separator: "|")
+            #expect(parts.count == 2 && parts[0] == "127.0.0.1", "\(local.standardOutput)")
+            #expect(parts.count == 2 && (Int(parts[1]) ?? 0) > 0 && Int(parts[1]) != server.port)
             // -4 and -6 keep one family of a name's addresses (here two, given by --resolve); -6 has none.
             let dual = "dual.test:\(server.port):[::1],127.0.0.1"
             let four = try await WireProcess.run([

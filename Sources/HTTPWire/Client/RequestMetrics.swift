@@ -50,13 +50,19 @@ public struct RequestMetrics: Sendable, Hashable {
     public var remoteAddress: String?
     /// That connection's port on the peer (`remote_port`); nil through a Unix-domain socket.
     public var remotePort: Int?
+    /// This end of that connection (curl's `local_ip`): the source address the kernel chose for it, which
+    /// tells which interface the request left by. Nil through a Unix-domain socket, or with no connection.
+    public var localAddress: String?
+    /// This end's port (`local_port`): the ephemeral port, which a packet capture or a server log shows.
+    public var localPort: Int?
 
     /// Metrics with every time unknown and every count zero.
     public init(
         nameLookup: Duration? = nil, connect: Duration? = nil, tlsHandshake: Duration? = nil,
         requestSent: Duration? = nil, firstByte: Duration? = nil, complete: Duration? = nil,
         isReusedConnection: Bool = false, connectionsOpened: Int = 0, redirects: Int = 0, retries: Int = 0,
-        receivedBodyBytes: Int64 = 0, remoteAddress: String? = nil, remotePort: Int? = nil
+        receivedBodyBytes: Int64 = 0, remoteAddress: String? = nil, remotePort: Int? = nil,
+        localAddress: String? = nil, localPort: Int? = nil
     ) {
         self.nameLookup = nameLookup
         self.connect = connect
@@ -71,6 +77,8 @@ public struct RequestMetrics: Sendable, Hashable {
         self.receivedBodyBytes = receivedBodyBytes
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
+        self.localAddress = localAddress
+        self.localPort = localPort
     }
 
     /// The average body speed over the whole request, in bytes per second (`speed_download`); nil until

@@ -11,7 +11,8 @@ extension Exchange {
         var metrics = RequestMetrics(
             isReusedConnection: lease.isReused, connectionsOpened: counters.connectionsOpened,
             redirects: counters.redirects, retries: counters.retries, receivedBodyBytes: receivedBytes,
-            remoteAddress: connection.remoteAddress, remotePort: connection.remotePort)
+            remoteAddress: connection.remoteAddress, remotePort: connection.remotePort,
+            localAddress: connection.localAddress, localPort: connection.localPort)
         if !lease.isReused {
             let timings = connection.timings
             metrics.nameLookup = counters.offset(timings.resolvedNanoseconds)

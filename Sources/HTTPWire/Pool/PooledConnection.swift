@@ -32,6 +32,10 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
     package let remoteAddress: String
     /// The peer's port (`RequestMetrics.remotePort`); nil through a Unix-domain socket.
     package let remotePort: Int?
+    /// This end's IP address and port (`RequestMetrics.localAddress`, `localPort`), read once per
+    /// connection; nil through a Unix-domain socket, whose client end has no name.
+    package let localAddress: String?
+    package let localPort: Int?
 
     /// Wraps an established stream.
     package init(
@@ -45,6 +49,9 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         self.timings = timings
         self.remoteAddress = socket.remoteAddress.host
         self.remotePort = socket.remoteAddress.isUnixDomain ? nil : socket.remoteAddress.port
+        let local = socket.remoteAddress.isUnixDomain ? nil : socket.localAddress()
+        self.localAddress = local?.host
+        self.localPort = local?.port
     }
 
     /// True for a plain-HTTP connection, where file bodies can move with sendfile(2) and splice(2) (a SOCKS5
