@@ -8,7 +8,9 @@
 // - §4.2.1: a directive given twice with different arguments, or a `max-age` that is not a number, leaves
 //   the freshness unknown; the caller treats such a response as stale (the safe reading RFC 9111 asks for).
 // Anything that is not a directive (junk between commas) is skipped up to the next comma, so one bad
-// element does not hide the `no-store` after it.
+// element does not hide the `no-store` after it. A directive whose element is malformed (`max-age=`,
+// `max-age=60 s`, `no-store;`) is kept, with an empty argument when it had one: a cache that read it as
+// absent would store what it must not, or call fresh what it cannot know is.
 
 /// The `Cache-Control` directives of one message (every `Cache-Control` line, in order).
 ///
@@ -84,7 +86,7 @@ package struct CacheControl: Sendable, Hashable {
         return value
     }
 
-    /// The list elements of one value; junk elements are skipped to the next comma.
+    /// The list elements of one value; elements without a name are skipped to the next comma.
     private static func parse(_ value: String) -> [Directive] {
         var result: [Directive] = []
         var scanner = FieldValueScanner(value)
@@ -94,7 +96,6 @@ package struct CacheControl: Sendable, Hashable {
             if !name.isEmpty {
                 scanner.skipWhitespace()
                 var argument: String?
-                var isWellFormed = true
                 if scanner.consume("=") {
                     scanner.skipWhitespace()
                     if scanner.peek == "\"" {
@@ -103,13 +104,16 @@ package struct CacheControl: Sendable, Hashable {
                         let token = scanner.token()
                         argument = token.isEmpty ? nil : token
                     }
-                    // `max-age=` with nothing after it is no directive at all.
-                    isWellFormed = argument != nil
+                    // `max-age=` with nothing (or nothing readable) after it: the directive is there, its
+                    // argument is not — an empty one, which no `delta-seconds` reading accepts.
+                    argument = argument ?? ""
                     scanner.skipWhitespace()
                 }
-                if isWellFormed, scanner.isAtEnd || scanner.peek == "," {
-                    result.append(Directive(name: name.lowercasedASCII(), argument: argument))
-                }
+                // A directive followed by junk (`no-store;`, `max-age=60 s`) still counts, so that a cache
+                // errs towards not storing and towards stale; an argument it was given is no longer trusted.
+                let isClean = scanner.isAtEnd || scanner.peek == ","
+                let trusted = isClean ? argument : (argument == nil ? nil : "")
+                result.append(Directive(name: name.lowercasedASCII(), argument: trusted))
             }
             // Junk (or the rest of a malformed element) up to the next comma.
             _ = scanner.rawValue(upTo: ",")

@@ -41,7 +41,7 @@ import Testing
         #expect(CacheControl(parsing: "max-age=5, max-age=50").seconds("max-age") == .invalid)
     }
 
-    @Test("junk is skipped to the next comma, so a no-store after it still counts")
+    @Test("junk is skipped to the next comma, so a no-store after it still counts; a malformed directive stays")
     func junk() {
         for value in [
             "max-age=, no-store", "@@@, no-store", "a b c, no-store", ",,, no-store",
@@ -51,8 +51,11 @@ import Testing
             #expect(parsed.contains("no-store"), "\(value)")
         }
         #expect(CacheControl(parsing: "").directives.isEmpty)
-        #expect(CacheControl(parsing: "max-age=5 6").directives.isEmpty, "two tokens are no argument")
+        // A malformed element keeps its directive, with its argument distrusted: stale, not fresh for ever.
+        #expect(CacheControl(parsing: "max-age=5 6").seconds("max-age") == .invalid, "two tokens are no argument")
+        #expect(CacheControl(parsing: "max-age=").seconds("max-age") == .invalid)
+        #expect(CacheControl(parsing: "no-store;").contains("no-store"), "not stored, junk or not")
         // An unterminated quote runs to the end of the value: what follows it is inside the quote.
-        #expect(CacheControl(parsing: #"foo="open, no-store"#).directives.isEmpty)
+        #expect(CacheControl(parsing: #"foo="open, no-store"#).directives.map(\.name) == ["foo"])
     }
 }

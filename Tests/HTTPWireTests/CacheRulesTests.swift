@@ -99,6 +99,14 @@ import Testing
         #expect(!allowed(60, 100, response: "max-age=60"))
         #expect(!allowed(60, 100, response: "stale-if-error=40, must-revalidate", request: "stale-if-error=99"))
         #expect(!allowed(60, 100, response: "no-cache, stale-if-error=40"))
+        // only-if-cached: stale is allowed unless a directive forbids it.
+        func onlyIfCached(_ response: String, request: String = "only-if-cached") -> Bool {
+            CacheRules.mayServeOnlyIfCached(
+                response: CacheControl(parsing: response), request: CacheControl(parsing: request))
+        }
+        #expect(onlyIfCached("max-age=60"))
+        #expect(!onlyIfCached("max-age=60, must-revalidate") && !onlyIfCached("no-cache"))
+        #expect(!onlyIfCached("max-age=60", request: "only-if-cached, no-cache"))
         #expect(CacheRules.isServerUnreachable(.couldNotConnect(host: "h", port: 1, errno: 111)))
         #expect(!CacheRules.isServerUnreachable(.pinnedPublicKeyMismatch(actual: "x")))
     }
@@ -119,7 +127,8 @@ import Testing
         #expect(reason(200, ["Vary": "*"]) != nil)
         #expect(reason(206, ["Cache-Control": "max-age=60"]) != nil)
         #expect(reason(302, [:]) != nil, "302 has no heuristic")
-        #expect(reason(302, ["Cache-Control": "max-age=60"]) == nil)
+        #expect(reason(302, ["Cache-Control": "max-age=60"]) != nil, "redirects are never stored")
+        #expect(reason(301, [:]) != nil && reason(404, [:]) == nil)
         #expect(reason(500, ["Expires": "0"]) == nil, "an explicit Expires, even a past one, makes it storable")
         #expect(reason(200, ["Cache-Control": "no-store, must-understand"]) == nil, "must-understand wins")
         #expect(reason(299, ["Cache-Control": "max-age=60, must-understand"]) != nil, "an unknown status")
@@ -155,6 +164,9 @@ import Testing
         #expect(fields["Content-Length"] == "10" && fields["Cache-Control"] == "max-age=99" && fields["Date"] == "new")
         #expect(fields["X-A"] == "1" && !fields.contains("X-Hop") && !fields.contains("Connection"))
         #expect(!fields.contains("Content-Encoding"))
+        // The old Age goes (the freshened response's age starts again); a 304's own Age is taken.
+        #expect(!CacheRules.freshenedFields(["Age": "90", "X": "1"], with: ["X": "2"]).contains("Age"))
+        #expect(CacheRules.freshenedFields(["Age": "90"], with: ["Age": "3"])["Age"] == "3")
         // Which stored response a 304 describes.
         let tagged = Self.stored(["ETag": #""v1""#, "Last-Modified": "m"])
         #expect(CacheRules.notModified(["ETag": #""v1""#], describes: tagged))
@@ -162,6 +174,7 @@ import Testing
         #expect(CacheRules.notModified([:], describes: tagged))
         #expect(!CacheRules.notModified(["Last-Modified": "other"], describes: tagged))
         #expect(CacheRules.validators(of: tagged)["If-None-Match"] == #""v1""#)
+        #expect(CacheRules.validators(of: tagged)["If-Modified-Since"] == "m", "both, as §4.3.1 advises")
         #expect(CacheRules.validators(of: Self.stored(["Last-Modified": "m"]))["If-Modified-Since"] == "m")
         #expect(CacheRules.validators(of: Self.stored([:])).isEmpty)
     }

@@ -184,6 +184,10 @@ import Testing
             clock.advance(120)
             let strict = try await client.send(HTTPRequest(url: base + "res/x", fields: ["Cache-Control": "max-stale"]))
             #expect(strict.cacheStatus == .revalidated)
+            // ... and only-if-cached answers 504 rather than serve it stale (§5.2.2.2).
+            clock.advance(120)
+            let refused = try await client.send(onlyIfCached)
+            #expect(refused.status.rawValue == 504 && refused.cacheStatus == .miss)
         }
     }
 

@@ -38,8 +38,9 @@ enum CacheRules {
         return true
     }
 
-    /// The request's cache directives. §5.4: `Pragma: no-cache` means `Cache-Control: no-cache` in a request
-    /// that has no `Cache-Control` field (HTTP/1.0 clients send only `Pragma`).
+    /// The request's cache directives. `Pragma: no-cache` in a request that has no `Cache-Control` field counts
+    /// as `Cache-Control: no-cache`: RFC 7234 §5.4's rule for HTTP/1.0 clients, which send only `Pragma`
+    /// (RFC 9111 §5.4 deprecates the field and no longer states the rule; honouring it errs towards asking).
     static func requestDirectives(_ fields: HTTPFields) -> CacheControl {
         var directives = CacheControl(fields)
         if !fields.contains("Cache-Control"), fields.tokens(for: "Pragma").contains("no-cache") {
@@ -63,7 +64,9 @@ enum CacheRules {
         if requestDirectives.contains("no-store") { return "the request says no-store" }
         if directives.contains("no-store"), !mustUnderstand { return "the response says no-store" }
         // 206 would need the other ranges to be combined with; 304 answers a condition this cache did not set.
-        if status < 200 || status == 206 || status == 304 { return "status \(status)" }
+        // A redirect reaches the caller only when its policy said not to follow it; stored, it would answer
+        // a later request whose policy says to follow it, so redirects are not cached at all.
+        if status < 200 || status == 206 || (300..<400).contains(status) { return "status \(status)" }
         let vary = fields.tokens(for: "Vary")
         // §4.1: `Vary: *` never matches a later request.
         if vary.contains("*") { return "Vary: *" }
@@ -180,20 +183,20 @@ enum CacheRules {
     }
 
     /// The fields that make a request conditional on the stored response (§4.3.1): `If-None-Match` with its
-    /// entity tag, else `If-Modified-Since` with its `Last-Modified`; empty when it has neither.
+    /// entity tag (a MUST when it has one) and `If-Modified-Since` with its `Last-Modified` (a SHOULD; a
+    /// server that knows `If-None-Match` ignores it, RFC 9110 §13.1.3); empty when it has neither.
     static func validators(of stored: CachedResponse) -> HTTPFields {
         var fields = HTTPFields()
-        if let tag = stored.entityTag {
-            fields.append(name: "If-None-Match", value: tag)
-        } else if let modified = stored.lastModified {
-            fields.append(name: "If-Modified-Since", value: modified)
-        }
+        if let tag = stored.entityTag { fields.append(name: "If-None-Match", value: tag) }
+        if let modified = stored.lastModified { fields.append(name: "If-Modified-Since", value: modified) }
         return fields
     }
 
     /// Whether a 304 speaks of the stored response (§4.3.4): its entity tag is the stored one, or it has
     /// none and its `Last-Modified`, when it has one, is the stored one. Otherwise the 304 is about some
-    /// other representation and must not update this one.
+    /// other representation and must not update this one. Lenient in one case: §4.3.4 selects a stored
+    /// response with a validator only by that validator, but a 304 carrying none answers the one condition
+    /// this cache sent (RFC 9110 §15.4.5 asks servers to repeat the ETag; not all do), so it is taken.
     static func notModified(_ fields: HTTPFields, describes stored: CachedResponse) -> Bool {
         if let tag = fields["ETag"] { return tag == stored.entityTag }
         if let modified = fields["Last-Modified"] { return modified == stored.lastModified }
@@ -206,10 +209,20 @@ enum CacheRules {
     static func freshenedFields(_ stored: HTTPFields, with notModified: HTTPFields) -> HTTPFields {
         let kept: Set<String> = ["content-length", "content-encoding"]
         let update = storedFields(notModified).filter { !kept.contains($0.name.lowercasedASCII()) }
-        let replaced = Set(update.map { $0.name.lowercasedASCII() })
+        // The stored `Age` was the old response's age on arrival; the freshened one starts from the 304's
+        // (none when it sends none), or its lifetime would be spent before it is used.
+        let replaced = Set(update.map { $0.name.lowercasedASCII() }).union(["age"])
         var fields = HTTPFields(stored.filter { !replaced.contains($0.name.lowercasedASCII()) })
         for field in update { fields.append(field) }
         return fields
+    }
+
+    /// Whether `only-if-cached` may take a stored response that is not fresh enough (§5.2.1.7 with §4.2.4):
+    /// the request cannot go to the server, which is the "disconnected" case where serving stale is allowed,
+    /// unless the response said `must-revalidate` or `no-cache`, or the request itself said `no-cache`.
+    /// Otherwise the answer is 504.
+    static func mayServeOnlyIfCached(response: CacheControl, request: CacheControl) -> Bool {
+        !response.contains("must-revalidate") && !response.contains("no-cache") && !request.contains("no-cache")
     }
 
     /// The URLs an unsafe request's non-error response invalidates (§4.4): its target, and the `Location`

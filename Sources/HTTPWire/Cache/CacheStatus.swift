@@ -15,10 +15,11 @@ public enum CacheStatus: Sendable, Hashable {
     /// GET would get).
     case notUsed
     /// The cache had no response it could use; this one came from the server (and was stored, when RFC
-    /// 9111 §3 allows it).
+    /// 9111 §3 allows it) — or, for a request that said `only-if-cached`, it is the 504 (Gateway Timeout)
+    /// the cache answers instead of asking the server (§5.2.1.7).
     case miss
-    /// A stored response, fresh enough for this request (RFC 9111 §4.2): no request was sent. Its `Age`
-    /// field says how old it is (§5.1).
+    /// A stored response, fresh enough for this request (RFC 9111 §4.2) — or taken stale for `only-if-cached`
+    /// — with no request sent. Its `Age` field says how old it is (§4, §5.1).
     case hit
     /// A stored response the server confirmed with 304 Not Modified to a conditional request (RFC 9111
     /// §4.3): the body is the stored one, the fields are updated from the 304, one round trip was made.

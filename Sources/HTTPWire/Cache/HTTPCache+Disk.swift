@@ -23,7 +23,7 @@ extension HTTPCache {
     /// ```
     ///
     /// The files mirror the memory: at most `capacity` bytes in both, the least recently received going
-    /// first when a new launch finds more. Damaged files and leftovers of an interrupted write are deleted.
+    /// first when a new launch finds more (and a file over this cache's `maxEntrySize` going too). Damaged files and leftovers of an interrupted write are deleted.
     /// Throws ``HTTPWireError/localWriteFailed(path:errno:)`` or ``HTTPWireError/localReadFailed(path:errno:)``
     /// when the directory cannot be made or read. Use one cache object per directory at a time.
     @concurrent public static func persistent(
@@ -66,8 +66,8 @@ extension HTTPCache {
                 return responses
             }
         }
-        let evicted = restore(responses)
-        disk.enqueue(evicted.map { .remove(CacheDiskQueue.fileName(of: $0)) })
+        let dropped = restore(responses)
+        disk.enqueue(dropped.map { .remove(CacheDiskQueue.fileName(of: $0)) })
     }
 }
 
@@ -103,7 +103,8 @@ final class CacheDiskQueue: Sendable {
     /// URL has a file of its own, in hex, with `.response`.
     static func fileName(of response: CachedResponse) -> String {
         var key = response.url.description
-        for field in response.selectingFields { key += "\n" + field.name + "=" + (field.value ?? "") }
+        // A field the request did not carry (nil) and an empty one ("") are different selections.
+        for field in response.selectingFields { key += "\n" + field.name + (field.value.map { "=" + $0 } ?? "") }
         return (SHA256Digest.of(Array(key.utf8))?.hexString ?? "unnamed") + ".response"
     }
 

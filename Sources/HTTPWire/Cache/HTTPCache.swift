@@ -54,7 +54,8 @@ public final class HTTPCache: Sendable {
     public var directory: String? { disk?.directory }
     /// The wall clock in seconds since the epoch: RFC 9111's ages compare it with the server's `Date`.
     let clock: @Sendable () -> Int64
-    /// The files of a persistent cache, written and removed in the order the memory changed.
+    /// The files of a persistent cache, written and removed in the order the memory changed (jobs are
+    /// queued under the lock that guards the memory).
     let disk: CacheDiskQueue?
     private let state = LockedState(Storage())
 
@@ -92,8 +93,10 @@ public final class HTTPCache: Sendable {
 
     /// Forgets every stored response (after a sign-out, say), and deletes a persistent cache's files.
     public func removeAll() {
-        state.withLock { $0 = Storage() }
-        disk?.enqueue([.removeAll])
+        state.withLock { storage in
+            storage = Storage()
+            disk?.enqueue([.removeAll])
+        }
     }
 
     /// Forgets the responses stored for `url` (every variant). A URL that does not parse stores nothing.
@@ -126,7 +129,7 @@ public final class HTTPCache: Sendable {
     /// not kept (and the older variant it would replace goes, being out of date). A persistent cache
     /// writes the response's file, and removes the files of what went, after the lock.
     func store(_ response: CachedResponse) {
-        let (removed, isKept) = state.withLock { storage -> ([CachedResponse], Bool) in
+        state.withLock { storage in
             var removed: [CachedResponse] = []
             let key = response.url.description
             var variants = storage.responses[key] ?? []
@@ -148,16 +151,17 @@ public final class HTTPCache: Sendable {
             }
             storage.responses[key] = variants.isEmpty ? nil : variants
             removed += Self.evict(&storage, toFit: capacity)
+            guard let disk else { return }
+            // Queued under the lock, so the files change in the order the memory did: a removeAll racing
+            // this store cannot be carried out before this write and leave its file behind.
             let isKept = use.map { use in storage.responses[key]?.contains { $0.lastUse == use } ?? false } ?? false
-            return (removed, isKept)
+            let written = isKept ? CacheDiskQueue.fileName(of: response) : nil
+            var jobs = removed.map { CacheDiskQueue.fileName(of: $0) }.filter { $0 != written }.map {
+                CacheDiskQueue.Job.remove($0)
+            }
+            if let written { jobs.append(.write(written, response.encodedFile())) }
+            disk.enqueue(jobs)
         }
-        guard let disk else { return }
-        let written = isKept ? CacheDiskQueue.fileName(of: response) : nil
-        var jobs = removed.map { CacheDiskQueue.fileName(of: $0) }.filter { $0 != written }.map {
-            CacheDiskQueue.Job.remove($0)
-        }
-        if let written { jobs.append(.write(written, response.encodedFile())) }
-        disk.enqueue(jobs)
     }
 
     /// Whether a response may be kept at all: its body within ``maxEntrySize``, the whole within ``capacity``.
@@ -167,20 +171,25 @@ public final class HTTPCache: Sendable {
 
     /// Forgets the responses for `url`.
     func remove(_ url: TargetURL) {
-        let removed = state.withLock { storage -> [CachedResponse] in
-            guard let variants = storage.responses.removeValue(forKey: url.description) else { return [] }
+        state.withLock { storage in
+            guard let variants = storage.responses.removeValue(forKey: url.description) else { return }
             storage.storedBytes -= variants.reduce(0) { $0 + $1.byteCount }
             storage.count -= variants.count
-            return variants
+            disk?.enqueue(variants.map { .remove(CacheDiskQueue.fileName(of: $0)) })
         }
-        disk?.enqueue(removed.map { .remove(CacheDiskQueue.fileName(of: $0)) })
     }
 
     /// Puts responses read from disk in memory, least recently received first, then evicts down to the
-    /// capacity; returns the evicted ones (their files are to go).
+    /// capacity; returns the ones not kept (too large for this cache's limits, or evicted: their files are
+    /// to go).
     func restore(_ responses: [CachedResponse]) -> [CachedResponse] {
         state.withLock { storage in
-            for response in responses.sorted(by: { $0.responseTime < $1.responseTime }) where fits(response) {
+            var dropped: [CachedResponse] = []
+            for response in responses.sorted(by: { $0.responseTime < $1.responseTime }) {
+                guard fits(response) else {
+                    dropped.append(response)
+                    continue
+                }
                 var entry = response
                 storage.useCounter += 1
                 entry.lastUse = storage.useCounter
@@ -188,7 +197,7 @@ public final class HTTPCache: Sendable {
                 storage.storedBytes += entry.byteCount
                 storage.count += 1
             }
-            return Self.evict(&storage, toFit: capacity)
+            return dropped + Self.evict(&storage, toFit: capacity)
         }
     }
 

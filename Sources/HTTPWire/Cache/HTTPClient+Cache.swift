@@ -33,8 +33,16 @@ extension HTTPClient {
         let age = stored.currentAge(now: requestTime)
         let use = CacheRules.use(
             lifetime: stored.freshnessLifetime, age: age, response: stored.directives, request: requestDirectives)
-        // §5.2.1.7: `only-if-cached` takes the stored response even when it would be validated.
-        if use == .serve || requestDirectives.contains("only-if-cached") {
+        if use == .serve {
+            return try validated(Self.response(from: stored, age: age), cacheStatus: .hit, settings)
+        }
+        // §5.2.1.7: `only-if-cached` never goes to the server: the stored response when nothing forbids
+        // serving it stale, else 504.
+        if requestDirectives.contains("only-if-cached") {
+            guard CacheRules.mayServeOnlyIfCached(response: stored.directives, request: requestDirectives) else {
+                return try validated(
+                    HTTPResponse(status: Status(rawValue: 504), url: resolved.url), cacheStatus: .miss, settings)
+            }
             return try validated(Self.response(from: stored, age: age), cacheStatus: .hit, settings)
         }
         // §4.3.1: the same request, made conditional on the stored response's validator when it has one.
@@ -123,8 +131,8 @@ extension HTTPClient {
                 requestTime: requestTime, responseTime: cache.clock()))
     }
 
-    /// A response made from a stored one; with `age`, its `Age` field set to it (§5.1: a response served
-    /// without validation MUST carry its current age).
+    /// A response made from a stored one; with `age`, its `Age` field set to it (§4: a stored response used
+    /// without validation MUST carry an `Age` field equal to its current age; §5.1 defines the field).
     private static func response(from stored: CachedResponse, age: Int64?) -> HTTPResponse {
         var fields = stored.fields
         if let age { fields["Age"] = String(age) }
