@@ -16,7 +16,11 @@ import Testing
     /// A resource the route serves, which a test changes between requests.
     struct Resource {
         var body = "v1"
-        var entityTag = #""v1""#
+        /// nil: no ETag is sent, and validation is by `lastModified` alone.
+        var entityTag: String? = #""v1""#
+        var lastModified: String?
+        /// Set: every conditional request is answered 304 with this ETag (a server confused about versions).
+        var notModifiedTag: String?
         var cacheControl: String? = "max-age=60"
         var vary: String?
         var extra: HTTPFields = [:]
@@ -33,7 +37,8 @@ import Testing
         var now: Int64 { seconds.withLock { $0 } }
     }
 
-    /// `/res…`: 304 to a matching If-None-Match, else 200 with the resource (its body followed by the value
+    /// `/res…`: 304 to a matching If-None-Match (or, without an ETag, If-Modified-Since), else 200 with the
+    /// resource (its body followed by the value
     /// of the field it varies on). `/moved`: 302 to `/res`. A POST is answered 204.
     static func route(_ state: LockedState<Resource>, clock: TestClock) -> FixtureCustomRoute {
         FixtureCustomRoute(matches: { $0.target.hasPrefix("/res") || $0.target == "/moved" }) { responder in
@@ -55,12 +60,19 @@ import Testing
             }
             var fields = resource.extra
             fields["Date"] = HTTPDate.imfFixdate(secondsSinceEpoch: clock.now)
-            fields["ETag"] = resource.entityTag
+            if let tag = resource.entityTag { fields["ETag"] = tag }
+            if let modified = resource.lastModified { fields["Last-Modified"] = modified }
             if let cacheControl = resource.cacheControl { fields["Cache-Control"] = cacheControl }
             if let vary = resource.vary { fields["Vary"] = vary }
-            if head.fields["If-None-Match"] == resource.entityTag {
+            let isConditional = head.fields.contains("If-None-Match") || head.fields.contains("If-Modified-Since")
+            if let other = resource.notModifiedTag, isConditional {
+                fields["ETag"] = other
                 return try await responder.respond(status: 304, fields: fields, body: [])
             }
+            let matches =
+                resource.entityTag.map { head.fields["If-None-Match"] == $0 }
+                ?? (resource.lastModified != nil && head.fields["If-Modified-Since"] == resource.lastModified)
+            if matches { return try await responder.respond(status: 304, fields: fields, body: []) }
             let varied = resource.vary.map { "-" + (head.fields[$0] ?? "none") } ?? ""
             try await responder.respond(status: 200, fields: fields, body: Array((resource.body + varied).utf8))
         }
@@ -126,6 +138,40 @@ import Testing
             let again = try await client.get(base + "res")
             #expect(again.cacheStatus == .hit && again.text == "v2" && cache.count == 1)
             #expect(state.withLock { $0.requests.count } == 3)
+        }
+    }
+
+    @Test(
+        "validation by Last-Modified alone; a 304 about another ETag is not used, the request goes again",
+        .timeLimit(.scaledMinutes(1)))
+    func otherValidators() async throws {
+        try await Self.withCachingClient { client, state, clock, _, base in
+            let modified = HTTPDate.imfFixdate(secondsSinceEpoch: clock.now - 3_600)
+            state.withLock {
+                $0.entityTag = nil
+                $0.lastModified = modified
+            }
+            _ = try await client.get(base + "res")
+            clock.advance(61)
+            let validated = try await client.get(base + "res")
+            #expect(validated.cacheStatus == .revalidated && validated.text == "v1")
+            let conditional = try #require(state.withLock { $0.requests.last })
+            #expect(conditional.fields["If-Modified-Since"] == modified)
+            #expect(!conditional.fields.contains("If-None-Match"))
+        }
+        try await Self.withCachingClient { client, state, clock, _, base in
+            _ = try await client.get(base + "res")
+            clock.advance(61)
+            state.withLock {
+                $0.notModifiedTag = #""v9""#
+                $0.body = "v1 again"
+            }
+            let refetched = try await client.get(base + "res")
+            #expect(refetched.cacheStatus == .miss && refetched.text == "v1 again")
+            let requests = state.withLock { $0.requests }
+            try #require(requests.count == 3, "the first GET, the conditional one, then one without a condition")
+            #expect(requests[1].fields["If-None-Match"] == #""v1""#)
+            #expect(!requests[2].fields.contains("If-None-Match"))
         }
     }
 
