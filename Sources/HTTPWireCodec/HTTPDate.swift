@@ -150,7 +150,7 @@ public enum HTTPDate {
     }
 
     /// 9999-12-31 23:59:59 UTC, the last second a four-digit year can name.
-    private static let lastSecondOfYear9999: Int64 = 253_402_300_799
+    package static let lastSecondOfYear9999: Int64 = 253_402_300_799
 
     /// The year in which a moment at or after 1970 falls. Dividing by the mean Gregorian year (146 097 days
     /// per 400 years) puts a day or so around some New Years in the wrong year (2000-01-01 comes out as

@@ -57,9 +57,9 @@ extension CachedResponse {
             let status = value("status").flatMap(decimal), (100...999).contains(status),
             let reason = value("reason"), !reason.utf8.contains(13), let versionText = value("version"),
             let version = [HTTPVersion.http1_1, .http1_0].first(where: { $0.description == versionText }),
-            let requestTime = value("request-time").flatMap(decimal), requestTime <= latestTime,
-            let responseTime = value("response-time").flatMap(decimal), responseTime <= latestTime
-        else { return nil }
+            let requestTime = value("request-time").flatMap(decimal), requestTime <= HTTPDate.lastSecondOfYear9999,
+            let responseTime = value("response-time").flatMap(decimal), responseTime <= HTTPDate.lastSecondOfYear9999
+        else { return nil }  // a time past year 9999 is damage, and would overflow the age arithmetic
         var selecting: [(name: String, value: String?)] = []
         while let line = value("vary") {
             let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
@@ -85,10 +85,6 @@ extension CachedResponse {
             body: Array(bytes[(blank + 2)...]), url: url, selectingFields: selecting, requestTime: requestTime,
             responseTime: responseTime)
     }
-
-    /// The last instant a time in the file may name: 9999-12-31 23:59:59 UTC, as far as HTTP-dates go. A
-    /// larger one is damage, and would make the age arithmetic overflow.
-    static let latestTime: Int64 = 253_402_300_799
 
     /// A non-negative decimal written the one way `encodedFile` writes it (no sign, no leading zero).
     private static func decimal(_ text: String) -> Int64? {

@@ -129,6 +129,8 @@ public final class HTTPCache: Sendable {
     /// not kept (and the older variant it would replace goes, being out of date). A persistent cache
     /// writes the response's file, and removes the files of what went, after the lock.
     func store(_ response: CachedResponse) {
+        // The file's bytes (a copy of the body) are made before the lock, not while lookups wait on it.
+        let encoded = disk != nil && fits(response) ? response.encodedFile() : nil
         state.withLock { storage in
             var removed: [CachedResponse] = []
             let key = response.url.description
@@ -159,7 +161,7 @@ public final class HTTPCache: Sendable {
             var jobs = removed.map { CacheDiskQueue.fileName(of: $0) }.filter { $0 != written }.map {
                 CacheDiskQueue.Job.remove($0)
             }
-            if let written { jobs.append(.write(written, response.encodedFile())) }
+            if let written, let encoded { jobs.append(.write(written, encoded)) }
             disk.enqueue(jobs)
         }
     }

@@ -25,8 +25,7 @@ extension HTTPClient {
         guard let stored = cache.lookup(resolved.url, fields: resolved.fields) else {
             // §5.2.1.7: `only-if-cached` with nothing stored is answered 504 (Gateway Timeout), not forwarded.
             if requestDirectives.contains("only-if-cached") {
-                return try validated(
-                    HTTPResponse(status: Status(rawValue: 504), url: resolved.url), cacheStatus: .miss, settings)
+                return try validated(Self.gatewayTimeout(resolved.url), cacheStatus: .miss, settings)
             }
             return try await fetch(request, resolved: resolved, directives: requestDirectives, cache: cache)
         }
@@ -40,8 +39,7 @@ extension HTTPClient {
         // serving it stale, else 504.
         if requestDirectives.contains("only-if-cached") {
             guard CacheRules.mayServeOnlyIfCached(response: stored.directives, request: requestDirectives) else {
-                return try validated(
-                    HTTPResponse(status: Status(rawValue: 504), url: resolved.url), cacheStatus: .miss, settings)
+                return try validated(Self.gatewayTimeout(resolved.url), cacheStatus: .miss, settings)
             }
             return try validated(Self.response(from: stored, age: age), cacheStatus: .hit, settings)
         }
@@ -79,12 +77,7 @@ extension HTTPClient {
         freshened.fields = CacheRules.freshenedFields(stored.fields, with: answer.fields)
         freshened.requestTime = requestTime
         freshened.responseTime = responseTime
-        if CacheRules.reasonNotToStore(
-            status: freshened.status.rawValue, fields: freshened.fields, requestFields: resolved.fields,
-            requestDirectives: requestDirectives, hasMiddleware: !middleware.isEmpty) == nil
-        {
-            cache.store(freshened)
-        } else {
+        if !keep(freshened, resolved: resolved, directives: requestDirectives, cache: cache) {
             cache.remove(resolved.url)
         }
         var response = Self.response(from: freshened, age: nil)
@@ -118,17 +111,33 @@ extension HTTPClient {
         _ response: HTTPResponse, resolved: ResolvedRequest, directives: CacheControl, requestTime: Int64,
         cache: HTTPCache
     ) {
-        guard response.url == resolved.url,
-            CacheRules.reasonNotToStore(
-                status: response.status.rawValue, fields: response.fields, requestFields: resolved.fields,
-                requestDirectives: directives, hasMiddleware: !middleware.isEmpty) == nil
-        else { return }
-        cache.store(
+        guard response.url == resolved.url else { return }
+        _ = keep(
             CachedResponse(
                 status: response.status, reason: response.reason, version: response.version,
                 fields: CacheRules.storedFields(response.fields), body: response.body, url: resolved.url,
                 selectingFields: CacheRules.selectingFields(vary: response.fields, request: resolved.fields),
-                requestTime: requestTime, responseTime: cache.clock()))
+                requestTime: requestTime, responseTime: cache.clock()),
+            resolved: resolved, directives: directives, cache: cache)
+    }
+
+    /// Stores `cached` when RFC 9111 §3 allows it for this request; false when it does not.
+    private func keep(
+        _ cached: CachedResponse, resolved: ResolvedRequest, directives: CacheControl, cache: HTTPCache
+    ) -> Bool {
+        guard
+            CacheRules.reasonNotToStore(
+                status: cached.status.rawValue, fields: cached.fields, requestFields: resolved.fields,
+                requestDirectives: directives, hasMiddleware: !middleware.isEmpty) == nil
+        else { return false }
+        cache.store(cached)
+        return true
+    }
+
+    /// The 504 (Gateway Timeout) the cache answers an `only-if-cached` request with when it has nothing it
+    /// may serve (§5.2.1.7): no request is sent.
+    private static func gatewayTimeout(_ url: TargetURL) -> HTTPResponse {
+        HTTPResponse(status: Status(rawValue: 504), url: url)
     }
 
     /// A response made from a stored one; with `age`, its `Age` field set to it (§4: a stored response used
