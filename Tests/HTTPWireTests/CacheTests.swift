@@ -286,6 +286,28 @@ import Testing
         }
     }
 
+    /// Sends every POST to `/res-v2` instead of the URL the caller named.
+    struct VersionedPosts: HTTPMiddleware {
+        @concurrent func adapt(_ request: inout OutgoingRequest) async throws {
+            if request.method == .post { request.url = try request.url.resolving("/res-v2") }
+        }
+    }
+
+    @Test(
+        "a POST a middleware handler rewrote removes both the caller's URL and the one sent (§4.4)",
+        .timeLimit(.scaledMinutes(1)))
+    func unsafeInvalidatesThroughMiddleware() async throws {
+        try await Self.withCachingClient(middleware: [VersionedPosts()]) { client, state, _, cache, base in
+            _ = try await client.get(base + "res")
+            _ = try await client.get(base + "res-v2")
+            #expect(cache.count == 2)
+            _ = try await client.send(HTTPRequest(method: .post, url: base + "res", body: .bytes([1])))
+            #expect(state.withLock { $0.requests.last?.target } == "/res-v2")
+            #expect(cache.count == 0, "the stored response for the caller's URL and the one the server saw")
+            #expect(try await client.get(base + "res").cacheStatus == .miss)
+        }
+    }
+
     @Test(
         "Vary: one stored response per Accept value; with middleware, a Vary on a field not sent is not stored",
         .timeLimit(.scaledMinutes(1)))

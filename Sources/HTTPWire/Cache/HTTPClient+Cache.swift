@@ -172,10 +172,15 @@ extension HTTPClient {
 
     /// Removes the stored responses an unsafe request's answer makes out of date (§4.4): on a 2xx or 3xx to
     /// a method that is not safe (RFC 9110 §9.2.1; one whose safety is unknown counts as unsafe).
-    func invalidateCache(after head: ResponseHead, to method: Method, url: TargetURL) {
+    ///
+    /// `hop` is the URL the caller asked for, the one lookups use; `sent` is the one a middleware handler
+    /// may have rewritten it to, the one the server answered (and its `Location` is relative to). Both are
+    /// out of date.
+    func invalidateCache(after head: ResponseHead, to method: Method, hop: TargetURL, sent: TargetURL) {
         guard let cache = configuration.cache, !method.isSafe, (200..<400).contains(head.status.rawValue) else {
             return
         }
-        for target in CacheRules.invalidatedURLs(target: url, responseFields: head.fields) { cache.remove(target) }
+        if hop != sent { cache.remove(hop) }
+        for target in CacheRules.invalidatedURLs(target: sent, responseFields: head.fields) { cache.remove(target) }
     }
 }

@@ -158,7 +158,9 @@ public final class HTTPClient: Sendable {
                 throw HTTPWireError.proxyAuthenticationRequired(proxy: proxy.description)
             }
             // RFC 9111 §4.4: a POST, PUT or DELETE that succeeds makes the stored responses for its URL stale.
-            if configuration.cache != nil { invalidateCache(after: head, to: sent.method, url: sent.url) }
+            if configuration.cache != nil {
+                invalidateCache(after: head, to: sent.method, hop: hop.url, sent: sent.url)
+            }
             if !exchange.lease.isReused { counters.connectionsOpened += 1 }
             var outgoing: OutgoingRequest?
             if !middleware.isEmpty {
