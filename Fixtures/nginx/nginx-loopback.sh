@@ -87,6 +87,11 @@ http {
             gzip_min_length 0;
             gzip_types *;
         }
+        location /events/ {
+            alias $dir/www/;
+            types { }
+            default_type text/event-stream;
+        }
         location /upload/ {
             root $dir;
             dav_methods PUT;

@@ -55,9 +55,12 @@ package struct EventStreamParser: Sendable {
     private static let pastStart = 3
 
     /// A parser for a new stream; `maxEventBytes` (at least 1) bounds each event's data and each line.
-    package init(maxEventBytes: Int) {
+    /// `lastEventID` is an ID kept from an earlier stream (a client resuming where it stopped).
+    package init(maxEventBytes: Int, lastEventID: String = "") {
         self.maxEventBytes = max(1, maxEventBytes)
         lines = LineSplitter(maxLineBytes: self.maxEventBytes)
+        self.lastEventID = lastEventID
+        idBuffer = lastEventID
     }
 
     /// Parses `piece`, appending every event it completes to `events`. Throws ``EventTooLarge``.

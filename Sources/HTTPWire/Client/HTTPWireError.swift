@@ -56,7 +56,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The connection closed before the announced body was complete (exit 18).
     case bodyTruncated(expected: Int64?, received: Int64)
     /// A body larger than the caller's limit for collecting it into memory (exit 63, curl's
-    /// "maximum file size exceeded").
+    /// "maximum file size exceeded"); also one line of ``ResponseBody/lines(maxLineBytes:)``, or one event of
+    /// ``HTTPClient/events(_:maxEventBytes:reconnection:)``, larger than its limit.
     case bodyTooLarge(limit: Int)
     /// A status of 400 or more when failing on status was asked for (the CLI's `--fail`), or, in a download,
     /// any status but 200, 206 or a 416 proving the file complete (exit 22).
@@ -163,7 +164,8 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
             return "body ended after \(received) bytes before its end was announced"
         case .httpStatus(let status): return "server answered with status \(status)"
         case .unacceptableResponse(let response): return "unacceptable response: \(response)"
-        case .bodyTooLarge(let limit): return "response body larger than the \(limit)-byte limit"
+        case .bodyTooLarge(let limit):
+            return "response body (or one line or event of it) larger than the \(limit)-byte limit"
         case .localWriteFailed(let path, EBUSY):
             // strerror's "device or resource busy" does not say which resource. Writing a file never gives
             // EBUSY (only a rename onto a mount point could), and a download gives it for one reason: the

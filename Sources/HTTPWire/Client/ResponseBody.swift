@@ -70,8 +70,14 @@ public struct ResponseBody: AsyncSequence {
             return bytes
         }
 
-        deinit {
+        /// Ends an exchange whose body is no longer wanted (its connection closed, never reused); nothing
+        /// once the body has ended.
+        func abandonIfUnfinished() {
             if !exchange.isResponseFinished { exchange.abandon() }
+        }
+
+        deinit {
+            abandonIfUnfinished()
         }
     }
 
