@@ -47,7 +47,11 @@ for module in sorted(os.listdir(root)):
             if symbol.get("accessLevel") != "public" or "location" not in symbol:
                 continue
             # Re-exported (`@_exported import HTTPWireCodec` in HTTPWire): listed once, under its own module.
-            if reexported(symbol["identifier"]["precise"], module):
+            # A member that this module's own sources add to another module's type (`extension
+            # ServerSentEvent` in HTTPWire) carries the other module in its identifier too, but is API of
+            # this module: it is kept, by where it is declared.
+            declared_here = f"/Sources/{module}/" in symbol["location"].get("uri", "")
+            if reexported(symbol["identifier"]["precise"], module) and not declared_here:
                 continue
             name = ".".join(symbol["pathComponents"])
             declaration = "".join(fragment["spelling"] for fragment in symbol.get("declarationFragments", []))

@@ -79,6 +79,12 @@ import Testing
             "Field lines in one trailer section": "\(codec.maxFieldCount)",
             "Interim (1xx) responses before the final one": "\(codec.maxInformationalResponses)",
             "Body collected into memory by `send`": size(configuration.maxCollectedBodyBytes),
+            "One line of a body read with ``ResponseBody/lines(maxLineBytes:)``": size(
+                ResponseLines.defaultMaxLineBytes),
+            "One server-sent event (its data, or one line of the stream)": size(ServerSentEvents.defaultMaxEventBytes),
+            "Event-stream reconnections that fail in a row": "\(ServerSentEvents.Reconnection().maxAttempts)",
+            "Wait before an event stream reconnects":
+                "\(time(ServerSentEvents.Reconnection().delay)), at most \(time(ServerSentEvents.Reconnection().maxDelay))",
             "Redirects followed": "\(RedirectPolicy().maxRedirects)",
             "Retries asked for by middleware, per request": "\(HTTPClient.maxMiddlewareRetries)",
             "Connections per origin": "\(configuration.pool.maxConnectionsPerOrigin)",

@@ -24,7 +24,7 @@ extension ResponseBody {
     /// A line longer than `maxLineBytes` throws ``HTTPWireError/bodyTooLarge(limit:)`` (exit 63 in the
     /// CLI's terms) and closes the connection: a server cannot make the client hold an endless line.
     /// Like the body itself, iterate the lines once.
-    public func lines(maxLineBytes: Int = 1 << 20) -> ResponseLines {
+    public func lines(maxLineBytes: Int = ResponseLines.defaultMaxLineBytes) -> ResponseLines {
         ResponseLines(body: self, maxLineBytes: maxLineBytes)
     }
 }
@@ -33,6 +33,10 @@ extension ResponseBody {
 public struct ResponseLines: AsyncSequence {
     /// One line, without its line end.
     public typealias Element = String
+
+    /// The longest line ``ResponseBody/lines(maxLineBytes:)`` accepts unless told otherwise: 1 MiB, far
+    /// above any line of text a server means to send.
+    public static let defaultMaxLineBytes = 1 << 20
 
     let body: ResponseBody
     let maxLineBytes: Int

@@ -36,7 +36,7 @@ extension HTTPClient {
     /// keep it open; give the request a longer ``RequestOptions/Timeouts/idle`` if yours does not. An event
     /// (or a line) over `maxEventBytes` throws ``HTTPWireError/bodyTooLarge(limit:)``.
     public func events(
-        _ request: HTTPRequest, maxEventBytes: Int = 1 << 20,
+        _ request: HTTPRequest, maxEventBytes: Int = ServerSentEvents.defaultMaxEventBytes,
         reconnection: ServerSentEvents.Reconnection = ServerSentEvents.Reconnection()
     ) -> ServerSentEvents {
         ServerSentEvents(client: self, request: request, maxEventBytes: maxEventBytes, reconnection: reconnection)

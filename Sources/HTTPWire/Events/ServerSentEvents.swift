@@ -25,6 +25,9 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     /// One event.
     public typealias Element = ServerSentEvent
 
+    /// The largest event (its data, or any one line of the stream) accepted unless told otherwise: 1 MiB.
+    public static let defaultMaxEventBytes = 1 << 20
+
     /// When and how often the stream is opened again after it ended or failed.
     ///
     /// ```swift
