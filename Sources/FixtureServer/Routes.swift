@@ -90,6 +90,11 @@ enum Routes {
             name: "drip", usage: "/drip?bytes=10&interval_ms=100&delay_ms=0",
             summary: "Content-Length body sent one byte per interval",
             handler: FaultRoutes.drip),
+        // Server-sent events (HTML §9.2).
+        FixtureRoute(
+            name: "events", usage: "/events?count=5&per_connection=2&retry_ms=100&interval_ms=0",
+            summary: "text/event-stream: events after Last-Event-ID, per_connection a response; 204 after count",
+            handler: EventRoutes.events),
         // Content codings (RFC 9110 §8.4).
         FixtureRoute(
             name: "compressed", usage: "/compressed/{n}?coding=gzip&members=1&fault=&chunked=0&piece=1000",

@@ -76,6 +76,7 @@ let examples: [(name: String, usage: String, run: (HTTPClient, [String]) async t
         }
     ),
     ("cached-responses", "URL", { _, arguments in _ = try await CachedResponses.run(url: arguments[0]) }),
+    ("live-events", "URL", { client, arguments in _ = try await LiveEvents.run(client: client, url: arguments[0]) }),
     ("delete-download", "FILE...", { _, arguments in try await DeleteDownload.run(destinations: arguments) }),
     (
         "manage-downloads", "CATALOGUE_DIR OUT_DIR URL...",

@@ -272,6 +272,7 @@ private struct CommandParser {
         // The last of -4 and -6 wins, as in curl.
         case .parallelFlag: parsed.parallelFlag = true
         case .failEarly: parsed.failEarly = true
+        case .noBuffer: parsed.noBuffer = true
         case .parallelMax: parsed.parallelMax = try number(try value(), spelling, in: 1...300)
         case .range:
             let text = try value()

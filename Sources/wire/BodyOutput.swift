@@ -1,7 +1,9 @@
 // BodyOutput: where wire writes response bodies — standard output or the file of `-o` (edge layer).
 // Bodies arrive as many small slices; writing each with its own write(2) would cost a system call per
 // slice, so pieces are gathered in a 64 KiB buffer and written when it fills, when 100 ms have passed
-// since the last write (a slow stream still appears as it arrives), and at the end. A failed write —
+// since the last write (a slow stream still appears as it arrives), and at the end. A piece that comes
+// within those 100 ms waits for the next piece, which a live stream (server-sent events, a log) may not
+// send for a while: `-N` (curl's `--no-buffer`) writes every piece at once. A failed write —
 // a missing directory, a full disk, a reader that closed its end of the pipe (EPIPE; SIGPIPE is ignored
 // in main.swift) — is `HTTPWireError.localWriteFailed`, curl's exit 23. Knows nothing about HTTP.
 
@@ -44,6 +46,9 @@ final class BodyOutput {
     let earlierHeads: EarlierHeads?
     /// `--max-filesize`: the most body bytes one response may have; nil for no limit.
     private var maxBodyBytes: Int64?
+    /// `-N`: each piece is written at once. A live stream's last events before a pause would otherwise
+    /// wait in the buffer until the next piece arrives.
+    private var isUnbuffered = false
     /// Body bytes of the current response so far (`writeBody`), against `maxBodyBytes`.
     private var bodyBytes: Int64 = 0
 
@@ -59,6 +64,7 @@ final class BodyOutput {
     convenience init(for command: ParsedCommand) {
         self.init(path: command.output, earlierHeads: EarlierHeads.isWanted(by: command) ? EarlierHeads() : nil)
         maxBodyBytes = command.maxFileSize
+        isUnbuffered = command.noBuffer
         switch command.dumpHeader {
         case nil: headDump = .none
         case "-" where command.output == nil: headDump = .inline
@@ -156,7 +162,7 @@ final class BodyOutput {
             }
         }
         buffer.append(contentsOf: bytes)
-        if ContinuousClock.now - lastWrite >= Self.flushInterval { try flush() }
+        if isUnbuffered || ContinuousClock.now - lastWrite >= Self.flushInterval { try flush() }
     }
 
     /// Adds `bytes` to the output.

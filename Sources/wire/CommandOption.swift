@@ -14,7 +14,7 @@ enum CommandOption: CaseIterable {
     case silent, showError, insecure, userAgent, referer, dataRaw, uploadFile, remoteName, resolve
     case failWithBody, http11, createDirs, dumpHeader, continueAt, retryDelay, netrc, netrcFile, unixSocket
     case digest, basic, ipv4, ipv6, cert, key, maxFileSize, parallelFlag, parallelMax, range, oauth2Bearer
-    case connectTo, failEarly
+    case connectTo, failEarly, noBuffer
 
     /// Every spelling the option is recognised by, the short one (if any) first, as curl users type them.
     var spellings: [String] {
@@ -45,6 +45,7 @@ enum CommandOption: CaseIterable {
         case .resolve: return ["--resolve"]
         case .connectTo: return ["--connect-to"]
         case .failEarly: return ["--fail-early"]
+        case .noBuffer: return ["-N", "--no-buffer"]
         case .unixSocket: return ["--unix-socket"]
         case .digest: return ["--digest"]
         // Accepted so scripts written for curl run unchanged: Basic is what -u sends without --digest.
@@ -117,7 +118,7 @@ enum CommandOption: CaseIterable {
         case .maxFileSize: return "BYTES"
         case .include, .verbose, .fail, .progress, .noProgress, .restart, .tls, .log, .help, .get, .headOnly,
             .location, .compressed, .silent, .showError, .insecure, .remoteName, .failWithBody, .http11, .createDirs,
-            .netrc, .digest, .basic, .ipv4, .ipv6, .parallelFlag, .failEarly:
+            .netrc, .digest, .basic, .ipv4, .ipv6, .parallelFlag, .failEarly, .noBuffer:
             return nil
         case .proxy: return "URL"
         case .noProxy: return "LIST"
@@ -159,6 +160,8 @@ enum CommandOption: CaseIterable {
         case .oauth2Bearer: return "send Authorization: Bearer TOKEN (RFC 6750) to the URL's origin"
         case .failEarly:
             return "stop at the first URL that fails (default: go on, exit with the last URL's result, as curl)"
+        case .noBuffer:
+            return "write each piece of the body as it arrives, for a live stream (events, a log), as curl -N"
         case .json: return "send TEXT as the body, with Content-Type: application/json"
         case .data: return "send TEXT as a form body (repeatable, joined with &); @FILE sends the file's bytes"
         case .form: return "add a multipart/form-data part (repeatable)"
@@ -247,6 +250,7 @@ enum CommandOption: CaseIterable {
         case .parallel, .parallelFlag, .parallelMax: return [.get, .download]
         case .range: return [.get, .head]
         case .failEarly: return [.get]
+        case .noBuffer: return requests.subtracting([.head, .download])
         case .oauth2Bearer: return requests
         case .json: return [.post, .put]
         case .data, .dataRaw: return [.get, .post, .put, .delete]

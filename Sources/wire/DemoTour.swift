@@ -59,6 +59,7 @@ final class DemoTour {
             ("one file over four connections (segments)", segmented),
             ("many downloads in one manager, remembered in a catalogue", manageDownloads),
             ("responses reused from an HTTP cache, then revalidated", cachedResponses),
+            ("live server-sent events, resumed across reconnections", liveEvents),
             ("deleting downloaded data", deleteData),
         ]
     }
@@ -278,6 +279,17 @@ final class DemoTour {
         try expect(
             requests.count == 2 && requests.last?.fields["If-None-Match"] != nil,
             "two requests reached the server, the second conditional on the stored ETag (answered 304)")
+    }
+
+    private func liveEvents() async throws {
+        let logged = server.requestLog.count
+        let events = try await LiveEvents.run(
+            client: client, url: base + "events?count=5&per_connection=2&retry_ms=50", log: log)
+        let requests = server.requestLog.dropFirst(logged).filter { $0.target.hasPrefix("/events") }
+        try expect(events.map(\.lastEventID) == ["1", "2", "3", "4", "5"], "events 1 to 5, each once, in order")
+        try expect(
+            requests.map { $0.fields["Last-Event-ID"] ?? "-" } == ["-", "2", "4", "5"],
+            "four requests: the first, two reconnections after events 2 and 4, and the one answered 204")
     }
 
     private func deleteData() async throws {

@@ -155,6 +155,8 @@ struct ParsedCommand: Equatable, Sendable {
     var parallelFlag = false
     /// `--fail-early`: `wire get` stops at the first URL that fails, instead of going on to the others.
     var failEarly = false
+    /// `-N`: every piece of a body is written as it arrives, not gathered (curl's `--no-buffer`).
+    var noBuffer = false
     /// `--parallel-max N`: -Z's limit; nil for curl's default, 50.
     var parallelMax: Int?
     /// `-r RANGE`: sent as `Range: bytes=RANGE` (unless -H gave a Range).

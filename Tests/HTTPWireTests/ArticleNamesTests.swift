@@ -29,7 +29,7 @@ import Testing
         "ECONNREFUSED", "ECONNRESET", "ENETUNREACH", "EHOSTUNREACH", "EINPROGRESS", "TCP_NODELAY", "SO_ERROR",
         "MSG_NOSIGNAL", "MSG_PEEK", "MSG_DONTWAIT", "MSG_TRUNC", "AI_NUMERICHOST", "SSL_read", "SSL_write",
         "SSL_read_ex", "SSL_write_ex", "CURLE_OBSOLETE32", "Examples", "RunExample", "HTTPWireTesting", "URLProtocol",
-        "URLCache",
+        "URLCache", "EventSource", "AsyncBytes",
         // HTTP field names and values the articles quote.
         "Range", "Host", "ETag", "Trailer", "Cookie", "Upgrade", "Authorization", "SameSite", "Location", "Connection",
         "Age", "Vary",

@@ -9,7 +9,7 @@ import Testing
     func demo() async throws {
         let result = try await WireProcess.run(["demo"])
         #expect(result.status == 0, "\(result.standardOutput.suffix(2000))\n\(result.standardError)")
-        #expect(result.standardOutput.contains("15 of 15 scenarios did what they say."))
+        #expect(result.standardOutput.contains("16 of 16 scenarios did what they say."))
         #expect(!result.standardOutput.contains("FAILED"))
         // The heads of the resume are visible: a Range request with If-Range, answered 206.
         #expect(result.standardOutput.contains("> Range: bytes="))

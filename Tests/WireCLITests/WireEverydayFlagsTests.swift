@@ -115,6 +115,42 @@ import Testing
     }
 
     @Test(
+        "-N writes each piece of a live stream as it arrives; the fixture's /events reads as text/event-stream",
+        .timeLimit(.scaledMinutes(1)))
+    func noBuffer() async throws {
+        try await withFixtureServer { server in
+            // Two events in quick succession, then the stream stays open until the test has seen both.
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            server.addCustomRoute(
+                FixtureCustomRoute(
+                    matches: { $0.target == "/live" },
+                    handler: { responder in
+                        try await responder.sendHead(
+                            status: 200, fields: ["Content-Type": "text/event-stream"], contentLength: nil)
+                        try await responder.sendChunk(Array("data: 1\n\n".utf8))
+                        try await responder.sendChunk(Array("data: 2\n\n".utf8))
+                        var waits = gate.makeAsyncIterator()
+                        _ = await waits.next()
+                        try await responder.sendLastChunk()
+                    }))
+            // Without -N the second event, written within 100 ms of the first, would wait in wire's buffer
+            // for a next piece that does not come until the test opens the gate: this loop would not end.
+            let running = try await WireProcess.start(["get", "-N", server.baseURL + "live"])
+            while await !running.outputSoFar().contains("data: 2\n\n") {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            open.yield()
+            let result = try await running.finish()
+            #expect(result.status == 0 && result.standardOutput == "data: 1\n\ndata: 2\n\n", "\(result.standardError)")
+
+            let events = try await WireProcess.run(["get", "-i", "-N", server.baseURL + "events?count=2"])
+            #expect(events.status == 0, "\(events.standardError)")
+            #expect(events.standardOutput.contains("Content-Type: text/event-stream"))
+            #expect(events.standardOutput.hasSuffix("id: 2\nevent: tick\ndata: {\"n\": 2}\n\n"))
+        }
+    }
+
+    @Test(
         "--retry N sends a GET again after 503 (Retry-After honoured) up to N times; a POST is sent once",
         .timeLimit(.scaledMinutes(1)))
     func retry() async throws {
