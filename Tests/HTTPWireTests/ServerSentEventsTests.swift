@@ -6,12 +6,13 @@
 
 import FixtureServer
 import Foundation
-import HTTPWire
 import HTTPWireCodec
 import HTTPWireTesting
 import HTTPWireTransport
 import TestSupport
 import Testing
+
+@testable import HTTPWire
 
 @Suite struct ServerSentEventsTests {
     /// A client without retries or validation of its own: what the tests see is the sequence's doing.
@@ -66,6 +67,7 @@ import Testing
             #expect(received == (1...3).map { ServerSentEvent(type: "tick", data: "\($0)", lastEventID: "\($0)") })
             let sent = heads.withLock { $0 }
             #expect(sent.count == 1 && sent[0].fields["Accept"] == "text/event-stream")
+            #expect(sent[0].fields["Cache-Control"] == "no-cache", "as EventSource: no cached copy of a live stream")
             #expect(sent[0].fields["Last-Event-ID"] == nil)
             await client.shutdown()
         }
@@ -165,6 +167,55 @@ import Testing
     }
 
     @Test(
+        "an empty 200 without Content-Type is not a stream; a total timeout ends one response, not the stream",
+        .timeLimit(.scaledMinutes(1)))
+    func emptyAnswerAndTotalTimeout() async throws {
+        try await withFixtureServer { server in
+            let heads = LockedState<[RequestHead]>([])
+            Self.route(server, "/empty", heads: heads) { responder, _ in
+                try await responder.respond(status: 200, fields: [:], body: [])
+            }
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            Self.route(server, "/held", heads: heads) { responder, number in
+                guard number == 1 else { return try await responder.respond(status: 204, fields: [:], body: []) }
+                try await responder.sendHead(status: 200, fields: Self.eventStream, contentLength: nil)
+                try await responder.sendChunk(Array("retry: 1\ndata: a\n\n".utf8))
+                // Held open until the test ends: only the client's total timeout ends this response.
+                var waits = gate.makeAsyncIterator()
+                _ = await waits.next()
+            }
+            var configuration = ClientConfiguration()
+            configuration.retry = .none
+            configuration.timeouts.total = .milliseconds(300)
+            let client = HTTPClient(configuration: configuration)
+            await #expect(throws: HTTPWireError.self) {
+                for try await _ in client.events(HTTPRequest(url: server.baseURL + "empty")) {}
+            }
+            #expect(heads.withLock { $0.count } == 1, "refused at once, not polled every few seconds")
+
+            var received: [String] = []
+            for try await event in client.events(HTTPRequest(url: server.baseURL + "held")) {
+                received.append(event.data)
+            }
+            #expect(received == ["a"] && heads.withLock { $0.count } == 3, "the held response, then a 204")
+            open.finish()
+            await client.shutdown()
+        }
+    }
+
+    @Test("the reconnection wait: the server's time after a response, the longer one doubled after failures")
+    func reconnectionWait() {
+        let policy = ServerSentEvents.Reconnection(delay: .seconds(3), maxDelay: .seconds(20))
+        #expect(policy.wait(serverMilliseconds: nil, failures: 0) == .seconds(3))
+        #expect(policy.wait(serverMilliseconds: 0, failures: 0) == .zero, "retry: 0 after a response that ended")
+        #expect(policy.wait(serverMilliseconds: 0, failures: 1) == .seconds(3), "but not after a failure")
+        #expect(policy.wait(serverMilliseconds: 5000, failures: 2) == .seconds(10))
+        #expect(policy.wait(serverMilliseconds: nil, failures: 3) == .seconds(12))
+        #expect(policy.wait(serverMilliseconds: nil, failures: 40) == .seconds(20))
+        #expect(policy.wait(serverMilliseconds: 1 << 53, failures: 0) == .seconds(20))
+    }
+
+    @Test(
         "failed attempts in a row end the stream with the last error; a POST is never sent again",
         .timeLimit(.scaledMinutes(1)))
     func givesUp() async throws {
@@ -199,10 +250,10 @@ import Testing
         try await withFixtureServer { server in
             let heads = LockedState<[RequestHead]>([])
             Self.route(server, "/huge", heads: heads) { responder, _ in
-                try await responder.sendHead(status: 200, fields: Self.eventStream, contentLength: nil)
-                try await responder.sendChunk(Array("data: ok\n\n".utf8))
-                for _ in 0..<64 { try await responder.sendChunk(Array("data: 0123456789abcdef\n".utf8)) }
-                try await responder.sendLastChunk()
+                // The event before the oversized one comes in the same piece: it is still delivered.
+                let big = String(repeating: "data: 0123456789abcdef\n", count: 64)
+                try await responder.respond(
+                    status: 200, fields: Self.eventStream, body: Array(("data: ok\n\n" + big).utf8))
             }
             Self.route(server, "/once", heads: heads) { responder, _ in
                 try await responder.respond(status: 200, fields: Self.eventStream, body: Array("data: x\n\n".utf8))
@@ -246,9 +297,9 @@ import Testing
                 try await responder.sendLastChunk()
             }
             Self.route(server, "/endless", heads: heads) { responder, _ in
-                try await responder.sendHead(status: 200, fields: [:], contentLength: nil)
-                for _ in 0..<100 { try await responder.sendChunk([UInt8](repeating: 0x61, count: 100)) }
-                try await responder.sendLastChunk()
+                // One piece: a line, then one that never ends. The first is handed out before the error.
+                try await responder.respond(
+                    status: 200, fields: [:], body: Array("good\n".utf8) + [UInt8](repeating: 0x61, count: 2000))
             }
             let client = Self.client()
             var lines: [String] = []
@@ -258,9 +309,11 @@ import Testing
             #expect(lines == ["first", "second", "", "third", "fourth"])
 
             let endless = try await client.stream(HTTPRequest(url: server.baseURL + "endless"))
+            var before: [String] = []
             await #expect(throws: HTTPWireError.bodyTooLarge(limit: 1000)) {
-                for try await _ in endless.body.lines(maxLineBytes: 1000) {}
+                for try await line in endless.body.lines(maxLineBytes: 1000) { before.append(line) }
             }
+            #expect(before == ["good"])
             await client.shutdown()
         }
     }

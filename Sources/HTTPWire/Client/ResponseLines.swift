@@ -49,6 +49,8 @@ public struct ResponseLines: AsyncSequence {
         var ready: [String] = []
         var next = 0
         var isFinished = false
+        /// The error that ends the lines, thrown once the lines before it have been handed out.
+        var pendingError: HTTPWireError?
 
         /// The next line, reading from the socket only when no complete line is waiting; nil after the
         /// last one.
@@ -58,10 +60,21 @@ public struct ResponseLines: AsyncSequence {
                     defer { next += 1 }
                     return ready[next]
                 }
+                if let error = pendingError {
+                    pendingError = nil
+                    throw error
+                }
                 guard !isFinished else { return nil }
                 ready.removeAll(keepingCapacity: true)
                 next = 0
-                guard let piece = try await pieces.nextPiece() else {
+                let piece: ArraySlice<UInt8>?
+                do {
+                    piece = try await pieces.nextPiece()
+                } catch {
+                    isFinished = true
+                    throw error
+                }
+                guard let piece else {
                     isFinished = true
                     if let last = splitter.finish() { ready.append(String(decoding: last, as: UTF8.self)) }
                     continue
@@ -69,10 +82,10 @@ public struct ResponseLines: AsyncSequence {
                 do {
                     try splitter.feed(piece) { ready.append(String(decoding: $0, as: UTF8.self)) }
                 } catch let tooLong as LineSplitter.LineTooLong {
+                    // The lines the piece completed before the long one are handed out first.
                     isFinished = true
-                    ready = []
+                    pendingError = .bodyTooLarge(limit: tooLong.limit)
                     pieces.owner.abandonIfUnfinished()
-                    throw HTTPWireError.bodyTooLarge(limit: tooLong.limit)
                 }
             }
         }

@@ -55,10 +55,13 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         /// Never reconnect: the sequence ends when the first response ends, and a failure is thrown.
         public static let never = Reconnection(maxAttempts: 0)
 
-        /// The wait before the next attempt: the server's time (else `delay`), doubled for each attempt that
-        /// failed in a row, capped at `maxDelay`.
+        /// The wait before the next attempt, capped at `maxDelay`. After a response that ended: the server's
+        /// `retry:` time, else `delay`. After attempts that failed in a row: the longer of the two, doubled
+        /// for each failure after the first — a server that asked for a quick return (`retry: 0`) must not
+        /// use up every attempt within milliseconds of a restart.
         func wait(serverMilliseconds: Int64?, failures: Int) -> Duration {
-            var wait = serverMilliseconds.map { Duration.milliseconds($0) } ?? delay
+            let server = serverMilliseconds.map { Duration.milliseconds($0) }
+            var wait = failures == 0 ? server ?? delay : Swift.max(server ?? delay, delay)
             for _ in 0..<Swift.max(0, failures - 1) where wait < maxDelay { wait *= 2 }
             return Swift.min(wait, maxDelay)
         }
@@ -102,6 +105,8 @@ final class EventStreamConnection {
     /// The next attempt waits first (it follows a response that ended, or a failure).
     private var waitsFirst = false
     private var isFinished = false
+    /// The error that ends the stream, thrown once the events parsed before it have been delivered.
+    private var pendingError: HTTPWireError?
 
     init(_ stream: ServerSentEvents) {
         self.stream = stream
@@ -135,6 +140,10 @@ final class EventStreamConnection {
             }
             ready.removeAll(keepingCapacity: true)
             nextReady = 0
+            if let error = pendingError {
+                pendingError = nil
+                throw error
+            }
             if isFinished { return nil }
             guard var pieces = body else {
                 try await open()
@@ -157,13 +166,16 @@ final class EventStreamConnection {
             do {
                 try parser.feed(piece, into: &ready)
             } catch let tooLarge as EventStreamParser.EventTooLarge {
-                throw HTTPWireError.bodyTooLarge(limit: tooLarge.limit)
+                // The events the piece completed before the oversized one are delivered first.
+                pendingError = .bodyTooLarge(limit: tooLarge.limit)
+                endResponse()
             }
         }
     }
 
     /// Sends the request (after the reconnection wait when one is due) and keeps its body, or ends the
-    /// stream on a 204; throws when the stream cannot be opened and no attempt is left.
+    /// stream on a 204; throws when the stream cannot be opened and no attempt is left, or when the answer
+    /// is not an event stream.
     private func open() async throws {
         if waitsFirst {
             try await RetryPolicy.sleep(
@@ -172,6 +184,9 @@ final class EventStreamConnection {
         waitsFirst = true
         var request = stream.request
         if request.fields["Accept"] == nil { request.fields["Accept"] = "text/event-stream" }
+        // What a browser's EventSource sends (the Fetch standard's "no-store" cache mode): no cache on the
+        // way may answer with an old copy of a live stream.
+        if request.fields["Cache-Control"] == nil { request.fields["Cache-Control"] = "no-cache" }
         // An ID that cannot be a field value (a control character a server put in it) is not sent: the
         // request would be refused, and without the field the server starts from its own beginning.
         let lastID = HTTPField(name: "Last-Event-ID", value: parser.lastEventID)
@@ -191,6 +206,17 @@ final class EventStreamConnection {
             isFinished = true
             return
         }
+        // Validation lets a 200 without Content-Type through when it announces no body; the standard does
+        // not: only `text/event-stream` opens a stream (a reconnection loop against an empty 200 would
+        // otherwise never count a failure).
+        guard let type = response.fields["Content-Type"], ResponseValidation.essence(type) == "text/event-stream"
+        else {
+            throw await HTTPClient.rejection(
+                ResponseHead(
+                    version: response.version, status: response.status, reason: response.reason,
+                    fields: response.fields), url: response.url, body: response.body,
+                rule: .contentType(received: response.fields["Content-Type"], acceptedTypes: ["text/event-stream"]))
+        }
         failures = 0
         parser.restart()
         body = response.body.makeAsyncIterator()
@@ -203,10 +229,13 @@ final class EventStreamConnection {
     }
 
     /// Failures the standard reconnects after: the network's, not the server's answer. The retry policy's
-    /// transient failures, plus a name that did not resolve (a device briefly offline), and a deadline of
-    /// one phase (a stream quiet for longer than the idle timeout).
+    /// transient failures (a deadline of one phase among them: a stream quiet for longer than the idle
+    /// timeout), plus a name that did not resolve (a device briefly offline) and the total deadline, which
+    /// bounds one response: the next one has a deadline of its own.
     static func isReconnectable(_ error: HTTPWireError) -> Bool {
-        if case .couldNotResolveHost = error { return true }
-        return RetryPolicy.isRetryable(error)
+        switch error {
+        case .couldNotResolveHost, .timedOut(.total): return true
+        default: return RetryPolicy.isRetryable(error)
+        }
     }
 }
