@@ -86,6 +86,26 @@ import Testing
         #expect(use(60, 70, response: "must-revalidate", request: "max-stale") == .validate)
     }
 
+    @Test("stale-while-revalidate (RFC 5861 §3): stale within the window, unless either side asks for a checked answer")
+    func staleWhileRevalidate() {
+        func allowed(_ lifetime: Int64, _ age: Int64, response: String, request: String = "") -> Bool {
+            CacheRules.mayServeWhileRevalidating(
+                lifetime: lifetime, age: age, response: CacheControl(parsing: response),
+                request: CacheControl(parsing: request))
+        }
+        #expect(allowed(60, 61, response: "max-age=60, stale-while-revalidate=30"))
+        #expect(allowed(60, 90, response: "max-age=60, stale-while-revalidate=30"))
+        #expect(!allowed(60, 91, response: "max-age=60, stale-while-revalidate=30"), "past the window")
+        #expect(!allowed(60, 60, response: "max-age=60, stale-while-revalidate=30"), "not stale: a plain hit")
+        #expect(!allowed(60, 70, response: "max-age=60"))
+        #expect(!allowed(60, 70, response: "max-age=60, stale-while-revalidate=30, must-revalidate"))
+        #expect(!allowed(60, 70, response: "no-cache, stale-while-revalidate=30"))
+        #expect(!allowed(60, 70, response: "stale-while-revalidate=30", request: "no-cache"), "a pull to refresh")
+        #expect(!allowed(60, 70, response: "stale-while-revalidate=30", request: "max-age=0"))
+        #expect(!allowed(60, 70, response: "stale-while-revalidate=30", request: "min-fresh=5"))
+        #expect(!allowed(60, 70, response: "stale-while-revalidate=x"), "a window that is not a number")
+    }
+
     @Test("stale-if-error (RFC 5861 §4): within the window of the response or the request, never past must-revalidate")
     func staleIfError() {
         func allowed(_ lifetime: Int64, _ age: Int64, response: String, request: String = "") -> Bool {

@@ -238,6 +238,51 @@ import Testing
     }
 
     @Test(
+        "stale-while-revalidate: stale within the window comes at once, validated in the background; not past it",
+        .timeLimit(.scaledMinutes(1)))
+    func staleWhileRevalidate() async throws {
+        try await Self.withCachingClient { client, state, clock, cache, base in
+            state.withLock { $0.cacheControl = "max-age=60, stale-while-revalidate=30" }
+            #expect(try await client.get(base + "res").cacheStatus == .miss)
+            // Stale by 10 s: the stored response now, and one conditional request behind it (answered 304).
+            clock.advance(70)
+            let stale = try await client.get(base + "res")
+            #expect(stale.cacheStatus == .staleWhileRevalidating && stale.text == "v1" && stale.fields["Age"] == "70")
+            await cache.waitForBackgroundValidations()
+            var sent = state.withLock { $0.requests }
+            #expect(sent.count == 2 && sent[1].fields["If-None-Match"] == #""v1""#)
+            #expect(try await client.get(base + "res").cacheStatus == .hit, "freshened by the background 304")
+
+            // The resource changes: the stale copy is shown once more, and the next request has the new one.
+            state.withLock {
+                $0.body = "v2"
+                $0.entityTag = #""v2""#
+            }
+            clock.advance(70)
+            let shown = try await client.get(base + "res")
+            #expect(shown.cacheStatus == .staleWhileRevalidating && shown.text == "v1")
+            // A second request while stale starts no second validation when the first is still running (and
+            // is a hit when it has ended): either way the server sees one request for the two.
+            _ = try await client.get(base + "res")
+            await cache.waitForBackgroundValidations()
+            let updated = try await client.get(base + "res")
+            #expect(updated.cacheStatus == .hit && updated.text == "v2")
+            #expect(state.withLock { $0.requests.count } == 3)
+
+            // Past the window (stale by 40 s) the caller waits for the validation, as without the directive;
+            // a pull to refresh (no-cache) always does.
+            clock.advance(100)
+            #expect(try await client.get(base + "res").cacheStatus == .revalidated)
+            clock.advance(70)
+            let refreshed = try await client.send(
+                HTTPRequest(url: base + "res", fields: ["Cache-Control": "no-cache"]))
+            #expect(refreshed.cacheStatus == .revalidated)
+            sent = state.withLock { $0.requests }
+            #expect(sent.count == 5)
+        }
+    }
+
+    @Test(
         "stale-if-error: a stale response stands in for a 503 or a dropped connection within its window",
         .timeLimit(.scaledMinutes(1)))
     func staleIfError() async throws {

@@ -182,6 +182,22 @@ enum CacheRules {
         return false
     }
 
+    /// Whether a stale response may be returned at once while the cache validates it in the background
+    /// (RFC 5861 §3): the response's `stale-while-revalidate=N` and a staleness of at most N seconds. Never
+    /// when a directive asks for a checked answer: the response's `must-revalidate` or `no-cache` (RFC 9111
+    /// §4.2.4), or the request's `no-cache`, `max-age` or `min-fresh` (a pull to refresh, or a caller that
+    /// wants something fresher than this).
+    static func mayServeWhileRevalidating(
+        lifetime: Int64, age: Int64, response: CacheControl, request: CacheControl
+    ) -> Bool {
+        guard !response.contains("must-revalidate"), !response.contains("no-cache"), !request.contains("no-cache"),
+            !request.contains("max-age"), !request.contains("min-fresh"),
+            case .value(let window) = response.seconds("stale-while-revalidate")
+        else { return false }
+        let staleness = age - lifetime
+        return staleness > 0 && staleness <= window
+    }
+
     /// The fields that make a request conditional on the stored response (§4.3.1): `If-None-Match` with its
     /// entity tag (a MUST when it has one) and `If-Modified-Since` with its `Last-Modified` (a SHOULD; a
     /// server that knows `If-None-Match` ignores it, RFC 9110 §13.1.3); empty when it has neither.

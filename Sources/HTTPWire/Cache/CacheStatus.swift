@@ -28,4 +28,9 @@ public enum CacheStatus: Sendable, Hashable {
     /// 500, 502, 503 or 504, and `stale-if-error` (RFC 5861 §4, in the response or the request) allowed it.
     /// Its `Age` field says how old it is. The failure itself is not thrown.
     case staleAfterError
+    /// A stored response past its freshness but within its `stale-while-revalidate` window (RFC 5861 §3),
+    /// returned at once with no request waited for; the cache sent the conditional request in the background,
+    /// so a later request finds the response the server confirmed or replaced. Its `Age` field says how old
+    /// it is.
+    case staleWhileRevalidating
 }

@@ -46,6 +46,14 @@ struct CachedResponse: Sendable {
     /// The response's `Cache-Control` directives.
     var directives: CacheControl { CacheControl(fields) }
 
+    /// The URL and the selecting fields: one string per stored variant (its file's name is a hash of it).
+    var variantKey: String {
+        var key = url.description
+        // A field the request did not carry (nil) and an empty one ("") are different selections.
+        for field in selectingFields { key += "\n" + field.name + (field.value.map { "=" + $0 } ?? "") }
+        return key
+    }
+
     /// The bytes this entry accounts for in ``HTTPCache/capacity``: the body, and the fields' text.
     var byteCount: Int {
         body.count + fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + 256

@@ -102,10 +102,7 @@ final class CacheDiskQueue: Sendable {
     /// The file name of a response: the SHA-256 of its URL and selecting fields, so that each variant of a
     /// URL has a file of its own, in hex, with `.response`.
     static func fileName(of response: CachedResponse) -> String {
-        var key = response.url.description
-        // A field the request did not carry (nil) and an empty one ("") are different selections.
-        for field in response.selectingFields { key += "\n" + field.name + (field.value.map { "=" + $0 } ?? "") }
-        return (SHA256Digest.of(Array(key.utf8))?.hexString ?? "unnamed") + ".response"
+        (SHA256Digest.of(Array(response.variantKey.utf8))?.hexString ?? "unnamed") + ".response"
     }
 
     /// Queues `jobs`; a thread of the blocking worker starts on them unless one already is.

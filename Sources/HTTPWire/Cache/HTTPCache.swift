@@ -38,7 +38,9 @@ import HTTPWireTransport
 ///   can say `no-cache`, `max-age`, `min-fresh`, `max-stale`, `only-if-cached` and `no-store` in its own
 ///   `Cache-Control` field.
 /// - A stale response is revalidated with `If-None-Match` (or `If-Modified-Since`); a 304 updates its
-///   fields and its body is served (``CacheStatus/revalidated``).
+///   fields and its body is served (``CacheStatus/revalidated``). Within a `stale-while-revalidate` window
+///   (RFC 5861) it is returned at once and validated in the background
+///   (``CacheStatus/staleWhileRevalidating``); within `stale-if-error` it stands in for a failure.
 /// - `Vary` is matched against the request as your code built it (with the configuration's default
 ///   fields). With middleware installed, a response that varies on a field your request does not carry is
 ///   not stored, because middleware may set it later (a cookie, a token).
@@ -58,6 +60,8 @@ public final class HTTPCache: Sendable {
     /// queued under the lock that guards the memory).
     let disk: CacheDiskQueue?
     private let state = LockedState(Storage())
+    /// The background validations running (`stale-while-revalidate`), by the variant they validate.
+    private let revalidations = LockedState([String: Task<Void, Never>]())
 
     private struct Storage {
         var responses: [String: [CachedResponse]] = [:]
@@ -106,6 +110,24 @@ public final class HTTPCache: Sendable {
     }
 
     // MARK: For the client
+
+    /// Runs `validation` in a task of its own, unless the response stored as `variant` is being validated
+    /// already (RFC 5861 §3 asks for the stale response to be served while *a* validation runs: one, not
+    /// one per request that finds it stale).
+    func revalidateInBackground(_ variant: String, _ validation: @escaping @Sendable () async -> Void) {
+        revalidations.withLock { running in
+            guard running[variant] == nil else { return }
+            running[variant] = Task {
+                await validation()
+                self.revalidations.withLock { _ = $0.removeValue(forKey: variant) }
+            }
+        }
+    }
+
+    /// Waits for the background validations running now (and any they start) to end.
+    package func waitForBackgroundValidations() async {
+        while let task = revalidations.withLock({ $0.values.first }) { await task.value }
+    }
 
     /// The most recent stored response for `url` whose selecting fields match `fields` (§4.1), marked used.
     func lookup(_ url: TargetURL, fields: HTTPFields) -> CachedResponse? {

@@ -10,6 +10,9 @@
 // through a redirect, which the cache would have to store under two URLs). When the server cannot be
 // reached or answers 500, 502, 503 or 504, a stale response whose `stale-if-error` window (RFC 5861 §4)
 // is still open is returned instead of the failure: the offline case of an app showing what it last saw.
+// And when a stale response is within its `stale-while-revalidate` window (RFC 5861 §3), it is returned at
+// once and the same validation runs in a background task, one at a time per stored response, so the screen
+// shows something now and the next request gets what the server said.
 
 import HTTPWireCodec
 
@@ -43,6 +46,29 @@ extension HTTPClient {
             }
             return try validated(Self.response(from: stored, age: age), cacheStatus: .hit, settings)
         }
+        if CacheRules.mayServeWhileRevalidating(
+            lifetime: stored.freshnessLifetime, age: age, response: stored.directives, request: requestDirectives)
+        {
+            cache.revalidateInBackground(stored.variantKey) {
+                _ = try? await self.revalidate(
+                    stored, age: age, request: request, resolved: resolved, directives: requestDirectives,
+                    cache: cache, settings: settings)
+            }
+            return try validated(Self.response(from: stored, age: age), cacheStatus: .staleWhileRevalidating, settings)
+        }
+        return try await revalidate(
+            stored, age: age, request: request, resolved: resolved, directives: requestDirectives, cache: cache,
+            settings: settings)
+    }
+
+    /// Validates `stored` with the server (§4.3) and returns what the caller sees: the stored response
+    /// freshened by a 304, the server's new one (stored), or — when the server cannot answer and
+    /// `stale-if-error` allows it — the stored one as it is.
+    private func revalidate(
+        _ stored: CachedResponse, age: Int64, request: HTTPRequest, resolved: ResolvedRequest,
+        directives requestDirectives: CacheControl, cache: HTTPCache, settings: RequestOptions.Effective
+    ) async throws -> HTTPResponse {
+        let requestTime = cache.clock()
         // §4.3.1: the same request, made conditional on the stored response's validator when it has one.
         // The caller's validation is applied afterwards, to the response it will see (a 304 is not what it
         // sees, and a 5xx may yet be replaced by the stored response).
