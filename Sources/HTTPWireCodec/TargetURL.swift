@@ -295,8 +295,8 @@ public struct TargetURL: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension TargetURL {
-    /// Reading and writing IP address literals, kept inside TargetURL because nothing else needs them.
-    enum IPAddressText {
+    /// Reading and writing IP address literals: the URL parser's, and the client's `no_proxy` address ranges.
+    package enum IPAddressText {
         /// WHATWG URL's "ends in a number" test for a host's last label: all decimal digits, or a `0x` hex
         /// prefix. A host whose last label passes is meant as an IPv4 address and must be exactly one.
         static func isNumericLabel<Bytes: Collection<UInt8>>(_ label: Bytes) -> Bool {
@@ -335,7 +335,7 @@ extension TargetURL {
         }
 
         /// The four octets of a dotted IPv4 address (see ``ipv4Address(_:)``), or nil.
-        static func parseIPv4(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+        package static func parseIPv4(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
             guard let address = ipv4Address(bytes) else { return nil }
             return [
                 UInt8(address >> 24), UInt8(address >> 16 & 0xFF), UInt8(address >> 8 & 0xFF), UInt8(address & 0xFF),
@@ -344,7 +344,7 @@ extension TargetURL {
 
         /// RFC 4291 §2.2 text forms: eight groups of 1–4 hex digits, one `::` standing for one or more zero
         /// groups, and optionally a dotted IPv4 address as the last 32 bits. Returns the eight groups.
-        static func parseIPv6(_ bytes: ArraySlice<UInt8>) -> [UInt16]? {
+        package static func parseIPv6(_ bytes: ArraySlice<UInt8>) -> [UInt16]? {
             let text = Array(bytes)
             let colon = UInt8(ascii: ":")
             var groups: [UInt16] = []

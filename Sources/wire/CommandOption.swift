@@ -177,7 +177,8 @@ enum CommandOption: CaseIterable {
         case .help: return "show this help"
         case .proxy:
             return "use this proxy: http://, socks5:// or socks5h://[user:password@]host[:port] (default port 1080)"
-        case .noProxy: return "hosts to reach directly, comma-separated (* for all); overrides no_proxy"
+        case .noProxy:
+            return "hosts to reach directly, comma-separated (* for all, 10.0.0.0/8 for a range); overrides no_proxy"
         case .proxyUser: return "the proxy's user name and password, overriding those in the proxy URL"
         case .pinnedPublicKey: return "refuse an https server whose public key's SHA-256 is none of these (exit 90)"
         case .user: return "send USER:PASSWORD as Basic authorization (to the URL's origin only; see --digest)"

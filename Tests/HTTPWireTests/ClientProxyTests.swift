@@ -195,15 +195,22 @@ import Testing
         }
     }
 
-    @Test("no_proxy sends matching hosts direct, past a proxy that would refuse them", .timeLimit(.scaledMinutes(1)))
-    func noProxyBypass() async throws {
+    @Test(
+        "no_proxy sends matching hosts direct, past a proxy that would refuse them; an address range too",
+        .timeLimit(.scaledMinutes(1)), arguments: ["127.0.0.1", "127.0.0.0/8", "::1/128, 127.0.0.0/30"])
+    func noProxyBypass(list: String) async throws {
         try await withClosedPort { closedPort in
             try await withFixtureServer { origin in
                 let client = try await client(
-                    proxy: "http://127.0.0.1:\(closedPort)", noProxy: "127.0.0.1", trustsTestCA: false)
+                    proxy: "http://127.0.0.1:\(closedPort)", noProxy: list, trustsTestCA: false)
                 let response = try await client.get(origin.baseURL + "echo")
                 #expect(try echoed(response).values("Via").isEmpty)
                 await client.shutdown()
+                // A range that leaves the address out sends the request to the proxy, which refuses it.
+                let missed = try await self.client(
+                    proxy: "http://127.0.0.1:\(closedPort)", noProxy: "127.0.0.2/32", trustsTestCA: false)
+                await #expect(throws: HTTPWireError.self) { try await missed.get(origin.baseURL + "echo") }
+                await missed.shutdown()
             }
         }
     }

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test(
-        "no_proxy matches whole-label suffixes, addresses, ports and *",
+        "no_proxy matches whole-label suffixes, addresses, address ranges (CIDR), ports and *",
         arguments: [
             ("example.test", "example.test", 80, true), ("example.test", "api.example.test", 443, true),
             (".example.test", "api.example.test", 443, true), (".example.test", "example.test", 443, true),
@@ -43,6 +43,16 @@ import Testing
             ("cache.test:8080", "cache.test", 8080, true), ("cache.test:8080", "cache.test", 80, false),
             ("*", "anything.test", 1, true), ("a.test, *", "b.test", 1, true), (" a.test ,b.test", "b.test", 1, true),
             ("", "a.test", 80, false), ("*.test", "a.test", 80, false),
+            // Address ranges (CIDR), for address literals only, as curl reads them.
+            ("192.168.0.0/16", "192.168.4.20", 80, true), ("192.168.0.0/16", "192.169.0.1", 80, false),
+            ("10.0.0.0/8, example.test", "10.255.255.255", 1, true), ("10.1.2.3/32", "10.1.2.3", 1, true),
+            ("10.1.2.3/32", "10.1.2.4", 1, false), ("172.16.0.0/12", "172.31.0.1", 1, true),
+            ("172.16.0.0/12", "172.32.0.1", 1, false), ("0.0.0.0/0", "203.0.113.9", 1, true),
+            ("0.0.0.0/0", "::1", 1, false), ("0.0.0.0/0", "example.test", 1, false),
+            ("fd00::/8", "fd12:3456::1", 1, true), ("[fd00::]/8", "fe80::1", 1, false),
+            ("2001:db8::/33", "2001:db8:7fff::1", 1, true), ("2001:db8::/33", "2001:db8:8000::1", 1, false),
+            ("10.0.0.0/33", "10.0.0.1", 1, false), ("10.0.0.0/x", "10.0.0.1", 1, false),
+            ("name.test/8", "name.test", 1, false),
         ] as [(String, String, Int, Bool)])
     func noProxy(list: String, host: String, port: Int, expected: Bool) {
         #expect(NoProxyList(list).matches(host: host, port: port) == expected)

@@ -49,7 +49,8 @@ public struct ProxyConfiguration: Sendable, Hashable {
     public var allProxy: String?
     /// Hosts reached directly, comma-separated (curl's `no_proxy`, and `--noproxy`): `*` for every host, a
     /// name for itself and every name below it (`example.test` and `.example.test` both match
-    /// `api.example.test`), an address literal for itself, and `host:port` for that port only.
+    /// `api.example.test`), an address literal for itself, an address range in CIDR notation (`10.0.0.0/8`,
+    /// `fd00::/8`) for the address literals in it, and `host:port` for that port only.
     public var noProxy: String?
     /// Credentials for every proxy used, replacing any in the URLs. Default nil.
     public var credentials: Credentials?
