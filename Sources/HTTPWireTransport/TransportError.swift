@@ -57,6 +57,9 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
     case socksAuthenticationFailed(String)
     /// A SOCKS5 proxy answered the CONNECT with a failure code (RFC 1928 §6, `REP` 1–8 or another value).
     case socksConnectFailed(reply: UInt8)
+    /// A SOCKS4 or SOCKS4a proxy refused the connection (its reply code's meaning is in the text), broke the
+    /// protocol, or the destination cannot be said in SOCKS4 (an IPv6 address).
+    case socks4Failed(String)
 
     /// One lowercase line naming the operation and the reason.
     package var description: String {
@@ -79,6 +82,7 @@ package enum TransportError: Error, Sendable, Hashable, CustomStringConvertible 
         case .socksAuthenticationFailed(let reason): return "socks5 authentication failed: \(reason)"
         case .socksConnectFailed(let reply):
             return "socks5 proxy refused the connection: \(Self.describeSOCKSReply(reply))"
+        case .socks4Failed(let reason): return "socks4 proxy: \(reason)"
         }
     }
 

@@ -176,7 +176,7 @@ enum CommandOption: CaseIterable {
         case .log: return "print one line per request on stderr, with its Range and If-Range"
         case .help: return "show this help"
         case .proxy:
-            return "use this proxy: http://, socks5:// or socks5h://[user:password@]host[:port] (default port 1080)"
+            return "use this proxy: http://, socks5[h]:// or socks4[a]://[user:password@]host[:port] (port 1080)"
         case .noProxy:
             return "hosts to reach directly, comma-separated (* for all, 10.0.0.0/8 for a range); overrides no_proxy"
         case .proxyUser: return "the proxy's user name and password, overriding those in the proxy URL"

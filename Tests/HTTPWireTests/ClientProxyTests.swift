@@ -215,11 +215,74 @@ import Testing
         }
     }
 
+    // MARK: SOCKS4a (dante speaks SOCKS4, not 4a: a scripted proxy checks the bytes)
+
+    /// A one-connection SOCKS4a proxy that records the request, answers `code`, and on 90 plays the origin
+    /// itself: it reads the HTTP request that follows on the same connection and answers "ok".
+    private static func scriptedSOCKS4a(
+        _ listener: Listener, code: UInt8, request: LockedState<[UInt8]>
+    ) -> Task<Void, Never> {
+        Task(executorPreference: ServerExecutor.shared) {
+            guard let socket = try? await listener.accept() else { return }
+            let deadline = Deadline.after(.seconds(10).scaled)
+            var received: [UInt8] = []
+            // VN CD PORT(2) IP(4), then the user ID and the name, each ended by a NUL.
+            while received.count < 8 || received[8...].filter({ $0 == 0 }).count < 2 {
+                var piece: [UInt8] = []
+                guard let count = try? await socket.read(into: &piece, maxBytes: 512, deadline: deadline), count > 0
+                else { break }
+                received += piece[..<count]
+            }
+            request.withLock { $0 = received }
+            _ = try? await socket.write([0, code, 0, 0, 0, 0, 0, 0], deadline: deadline)
+            if code == 90 {
+                var head: [UInt8] = []
+                while !head.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+                    var piece: [UInt8] = []
+                    guard let count = try? await socket.read(into: &piece, maxBytes: 4096, deadline: deadline),
+                        count > 0
+                    else { break }
+                    head += piece[..<count]
+                }
+                let answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                _ = try? await socket.write(Array(answer.utf8), deadline: deadline)
+            }
+            await socket.close()
+        }
+    }
+
+    @Test(
+        "socks4a:// sends the name for the proxy to resolve, and the user name as the user ID; a refusal is exit 97",
+        .timeLimit(.scaledMinutes(1)))
+    func socks4a() async throws {
+        let request = LockedState<[UInt8]>([])
+        let listener = try Listener.bind()
+        let proxy = Self.scriptedSOCKS4a(listener, code: 90, request: request)
+        let client = try await client(proxy: "socks4a://ada:ignored@127.0.0.1:\(listener.port)")
+        let response = try await client.get("http://origin.test:8080/path")
+        #expect(response.status == .ok && response.text == "ok")
+        #expect(
+            request.withLock { $0 } == [4, 1, 0x1F, 0x90, 0, 0, 0, 1] + Array("ada".utf8) + [0]
+                + Array("origin.test".utf8) + [0])
+        await client.shutdown()
+        await proxy.value
+        await listener.close()
+
+        let refusing = try Listener.bind()
+        let refusal = Self.scriptedSOCKS4a(refusing, code: 91, request: request)
+        let refused = try await self.client(proxy: "socks4a://127.0.0.1:\(refusing.port)")
+        let error = try await #require(throws: HTTPWireError.self) { _ = try await refused.get("http://origin.test/") }
+        #expect(error.exitCode == 97 && "\(error)".contains("request rejected or failed (reply 91)"), "\(error)")
+        await refused.shutdown()
+        await refusal.value
+        await refusing.close()
+    }
+
     // MARK: dante
 
     @Test(
-        "through dante, socks5h:// and socks5:// reach http:// and https:// origins", .timeLimit(.scaledMinutes(3)),
-        arguments: ["socks5h", "socks5"])
+        "through dante, socks5h://, socks5:// and socks4:// reach http:// and https:// origins",
+        .timeLimit(.scaledMinutes(3)), arguments: ["socks5h", "socks5", "socks4"])
     func dante(scheme: String) async throws {
         try await withProxy(.dante) { proxy in
             let client = try await client(proxy: proxy.url(scheme: scheme))

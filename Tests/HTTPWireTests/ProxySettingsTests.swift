@@ -71,8 +71,10 @@ import Testing
         let socks = try ProxyEndpoint(parsing: "socks5h://[::1]:1081")
         #expect(socks.kind == .socks5h && socks.host == "::1" && socks.port == 1081)
         #expect(try ProxyEndpoint(parsing: "socks5://u@10.0.0.1").credentials == .init(user: "u", password: ""))
+        #expect(try ProxyEndpoint(parsing: "SOCKS4://ada@p").kind == .socks4)
+        #expect(try ProxyEndpoint(parsing: "socks4a://p:1").kind == .socks4a)
         for bad in [
-            "https://p:1", "socks4://p:1", "http://p:1/path", "http://p:0", "http://p:99999", "http://", "http://p:x",
+            "https://p:1", "socks3://p:1", "http://p:1/path", "http://p:0", "http://p:99999", "http://", "http://p:x",
         ] {
             #expect(throws: HTTPWireError.self, "\(bad)") { _ = try ProxyEndpoint(parsing: bad) }
         }

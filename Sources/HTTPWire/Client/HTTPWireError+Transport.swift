@@ -26,7 +26,7 @@ extension HTTPWireError {
         case .peerCertificateRejected(let reason): self = .peerCertificateRejected(reason)
         case .publicKeyPinMismatch(let sha256):
             self = .pinnedPublicKeyMismatch(actual: PublicKeyPin(sha256: sha256).description)
-        case .socksHandshakeFailed, .socksAuthenticationFailed, .socksConnectFailed:
+        case .socksHandshakeFailed, .socksAuthenticationFailed, .socksConnectFailed, .socks4Failed:
             self = .socksProxyFailed(failure.description)
         }
     }

@@ -110,8 +110,9 @@ public enum HTTPWireError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP proxy refused to open a CONNECT tunnel with this status (or sent bytes after its 2xx head)
     /// (exit 56, curl's "CONNECT tunnel failed").
     case proxyTunnelFailed(status: Int)
-    /// The SOCKS5 proxy broke the protocol, refused the credentials or could not connect to the origin, with
-    /// the reason (RFC 1928 §6's reply text) (exit 97, curl's "proxy handshake error").
+    /// The SOCKS5 (or SOCKS4) proxy broke the protocol, refused the credentials or could not connect to the
+    /// origin, with the reason (RFC 1928 §6's reply text, or SOCKS4's) (exit 97, curl's "proxy handshake
+    /// error").
     case socksProxyFailed(String)
     /// A `gzip` or `deflate` body that could not be decoded (``ContentDecoding``): cut short, corrupt, or a
     /// decompression bomb past a limit. `coding` is the `Content-Encoding` value (exit 61, curl's

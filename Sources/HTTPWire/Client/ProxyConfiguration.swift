@@ -24,8 +24,9 @@
 /// ```
 ///
 /// A proxy URL is `[scheme://][user[:password]@]host[:port]` with the scheme `http` (the default), `socks5`
-/// (names resolved here) or `socks5h` (names resolved by the proxy), and the port 1080 by default, as curl
-/// has it. `https://` proxies (TLS to the proxy itself) and SOCKS4 are not supported.
+/// (names resolved here), `socks5h` (names resolved by the proxy), `socks4` (IPv4 addresses resolved here)
+/// or `socks4a` (names resolved by the proxy), and the port 1080 by default, as curl has it. `https://`
+/// proxies (TLS to the proxy itself) are not supported.
 public struct ProxyConfiguration: Sendable, Hashable {
     /// A user name and password for the proxy, overriding those in its URL (curl's `-U user:password`).
     public struct Credentials: Sendable, Hashable {

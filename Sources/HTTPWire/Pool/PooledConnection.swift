@@ -164,6 +164,18 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
                 await socket.close()
                 throw error
             }
+        case .socks4, .socks4a:
+            do {
+                let destination = try await SOCKS4Tunnel.destination(
+                    host: origin.host, port: origin.port, resolvesAtProxy: proxy.kind == .socks4a, deadline: deadline)
+                // SOCKS4 has a user ID and no password: curl sends the proxy user name there, and so does this.
+                try await SOCKS4Tunnel.establish(
+                    over: socket, destination: destination, port: origin.port,
+                    userID: proxy.credentials?.user ?? "", deadline: deadline)
+            } catch {
+                await socket.close()
+                throw error
+            }
         }
         timings.connectedNanoseconds = Deadline.nowNanoseconds()
         return socket

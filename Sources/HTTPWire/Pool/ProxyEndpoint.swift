@@ -2,7 +2,9 @@
 //
 // A proxy is named by a URL in curl's spelling, `[scheme://][user[:password]@]host[:port][/]`: `http://`
 // (the default when no scheme is given) for an HTTP proxy, `socks5://` for SOCKS5 with names resolved here,
-// `socks5h://` for SOCKS5 with names resolved by the proxy. The port defaults to 1080, as in curl, for every
+// `socks5h://` for SOCKS5 with names resolved by the proxy, `socks4://` and `socks4a://` likewise for SOCKS4
+// (which has no IPv6 and no password: the user name goes as its user ID). The port defaults to 1080, as in
+// curl, for every
 // kind. This file parses that URL with a parser of its own — the origin URL parser has no business knowing
 // proxies — and holds the result; it opens nothing. The pool files connections under a key that includes
 // the endpoint (`OriginKey.proxy`), credentials included, so two users of one proxy never share a tunnel.
@@ -32,6 +34,10 @@ package struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
         case socks5
         /// SOCKS5, destination names sent to the proxy to resolve (curl's `socks5h://`).
         case socks5h
+        /// SOCKS4: IPv4 destinations only, names resolved by the client; the user name goes as the user ID.
+        case socks4
+        /// SOCKS4a: SOCKS4 with destination names sent to the proxy to resolve (curl's `socks4a://`).
+        case socks4a
     }
 
     /// A user name and password: `Proxy-Authorization: Basic` for an HTTP proxy (RFC 7617), RFC 1929 for SOCKS5.
@@ -69,7 +75,7 @@ package struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a proxy URL in curl's spelling (see the file comment). Throws `HTTPWireError.invalidURL` for
-    /// an unsupported scheme (`https://` proxies, SOCKS4), a path, or a bad host or port; the message never
+    /// an unsupported scheme (`https://` proxies), a path, or a bad host or port; the message never
     /// repeats the password.
     package init(parsing text: String) throws(HTTPWireError) {
         var rest = Substring(text)
@@ -80,8 +86,11 @@ package struct ProxyEndpoint: Sendable, Hashable, CustomStringConvertible {
             case "http": kind = .http
             case "socks5": kind = .socks5
             case "socks5h": kind = .socks5h
+            case "socks4": kind = .socks4
+            case "socks4a": kind = .socks4a
             case "https": throw .invalidURL("https:// proxies are not supported (use an http:// proxy)")
-            default: throw .invalidURL("unsupported proxy scheme \"\(scheme)\" (http, socks5, socks5h)")
+            default:
+                throw .invalidURL("unsupported proxy scheme \"\(scheme)\" (http, socks5, socks5h, socks4, socks4a)")
             }
             rest = rest[separator.upperBound...]
         }

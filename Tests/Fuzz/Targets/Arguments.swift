@@ -14,7 +14,7 @@
 //
 // fuzz-module: HTTPWireCodec
 // fuzz-module: HTTPWire Sources/HTTPWire/Client/PublicKeyPin.swift Sources/HTTPWire/Client/RequestMetrics.swift
-// fuzz-module: wire Sources/wire/Arguments.swift Sources/wire/ParsedCommand.swift Sources/wire/CommandOption.swift Sources/wire/WriteOut.swift
+// fuzz-module: wire Sources/wire/Arguments.swift Sources/wire/OptionValues.swift Sources/wire/ParsedCommand.swift Sources/wire/CommandOption.swift Sources/wire/WriteOut.swift
 // fuzz-seeds: Fixtures/fuzz/Arguments
 // fuzz-max-len: 256
 
