@@ -147,35 +147,31 @@ package final class PooledConnection: @unchecked Sendable, CustomStringConvertib
         } catch let error as TransportError {
             throw HTTPWireError(reachingProxy: error)
         }
-        switch proxy.kind {
-        case .http:
-            // http:// URLs are forwarded by the proxy itself, one absolute-form request at a time.
-            if origin.scheme == .https {
-                try await ProxyTunnel.open(over: socket, to: origin, through: proxy, deadline: deadline)
-            }
-        case .socks5, .socks5h:
-            do {
+        do {
+            switch proxy.kind {
+            case .http:
+                // http:// URLs are forwarded by the proxy itself, one absolute-form request at a time.
+                if origin.scheme == .https {
+                    try await ProxyTunnel.open(over: socket, to: origin, through: proxy, deadline: deadline)
+                }
+            case .socks5, .socks5h:
                 let destination = try await SOCKS5Tunnel.destination(
                     host: origin.host, port: origin.port, resolvesAtProxy: proxy.kind == .socks5h, deadline: deadline)
                 try await SOCKS5Tunnel.establish(
                     over: socket, destination: destination, port: origin.port,
                     credentials: proxy.credentials.map { ($0.user, $0.password) }, deadline: deadline)
-            } catch {
-                await socket.close()
-                throw error
-            }
-        case .socks4, .socks4a:
-            do {
+            case .socks4, .socks4a:
                 let destination = try await SOCKS4Tunnel.destination(
                     host: origin.host, port: origin.port, resolvesAtProxy: proxy.kind == .socks4a, deadline: deadline)
                 // SOCKS4 has a user ID and no password: curl sends the proxy user name there, and so does this.
                 try await SOCKS4Tunnel.establish(
                     over: socket, destination: destination, port: origin.port,
                     userID: proxy.credentials?.user ?? "", deadline: deadline)
-            } catch {
-                await socket.close()
-                throw error
             }
+        } catch {
+            // A tunnel that failed half-way is no connection to anyone (closing twice is harmless).
+            await socket.close()
+            throw error
         }
         timings.connectedNanoseconds = Deadline.nowNanoseconds()
         return socket
