@@ -80,15 +80,23 @@ import Testing
     }
 
     @Test(
-        "-x socks5h:// goes through dante; dante requiring credentials refuses with exit 97",
+        "-x socks5h:// and socks4:// go through dante; its refusals (credentials, SOCKS4a) are exit 97",
         .timeLimit(.scaledMinutes(2)))
     func socks() async throws {
         try await withFixtureServer { origin in
             let url = "http://localhost:\(origin.port)/bytes/32"
             try await withProxy(.dante) { proxy in
-                let result = try await wire(["get", "-x", "socks5h://127.0.0.1:\(proxy.port)", url])
-                #expect(result.status == 0, "\(result.standardError)")
-                #expect(result.outputBytes.count == 32)
+                for scheme in ["socks5h", "socks4"] {
+                    let result = try await wire(["get", "-x", "\(scheme)://127.0.0.1:\(proxy.port)", url])
+                    #expect(result.status == 0, "\(scheme): \(result.standardError)")
+                    #expect(result.outputBytes.count == 32)
+                }
+                // dante speaks SOCKS4 but not its 4a extension: the name it is sent is refused.
+                let refused = try await wire(["get", "-x", "socks4a://127.0.0.1:\(proxy.port)", url])
+                #expect(refused.status == 97)
+                #expect(
+                    refused.standardError
+                        == "wire: error: socks4 proxy: refused the connection: request rejected or failed (reply 91)\n")
             }
             try await withProxy(.dante, options: ["username"]) { proxy in
                 let result = try await wire(["get", "-x", "socks5h://127.0.0.1:\(proxy.port)", url])
