@@ -120,25 +120,14 @@ package enum SOCKS4Tunnel {
         host: String, port: Int, resolvesAtProxy: Bool, deadline: Deadline
     ) async throws -> Destination {
         if let literal = Resolver.literalAddress(host: host, port: port) {
-            guard let address = literal.ipv4Bytes else {
+            guard literal.isIPv4 else {
                 throw TransportError.socks4Failed("\(host) is an IPv6 address, which SOCKS4 cannot name")
             }
-            return .ipv4(address)
+            return .ipv4(literal.addressBytes)
         }
         if resolvesAtProxy { return .name(host) }
         let addresses = try await Resolver.resolve(host: host, port: port, deadline: deadline)
-        guard let address = addresses.lazy.compactMap(\.ipv4Bytes).first else {
-            throw TransportError.couldNotResolve(host: host)
-        }
-        return .ipv4(address)
-    }
-}
-
-extension SocketAddress {
-    /// The 4 bytes of an IPv4 address in network order (`sin_addr` at offset 4 of a `sockaddr_in`); nil for
-    /// IPv6.
-    fileprivate var ipv4Bytes: [UInt8]? {
-        guard !isIPv6 else { return nil }
-        return withUnsafeBytes(of: storage) { Array($0[4..<8]) }
+        guard let address = addresses.first(where: \.isIPv4) else { throw TransportError.couldNotResolve(host: host) }
+        return .ipv4(address.addressBytes)
     }
 }

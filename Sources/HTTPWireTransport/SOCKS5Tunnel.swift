@@ -64,11 +64,8 @@ package enum SOCKS5Tunnel {
 }
 
 extension SocketAddress {
-    /// The address as a SOCKS5 CONNECT carries it: its 4 or 16 bytes in network order (`sin_addr` at offset
-    /// 4 of a `sockaddr_in`, `sin6_addr` at offset 8 of a `sockaddr_in6`).
+    /// The address as a SOCKS5 CONNECT carries it (`ATYP` 1 or 4).
     fileprivate var socksDestination: SOCKS5Handshake.Destination {
-        withUnsafeBytes(of: storage) { bytes in
-            isIPv6 ? .ipv6(Array(bytes[8..<24])) : .ipv4(Array(bytes[4..<8]))
-        }
+        isIPv6 ? .ipv6(addressBytes) : .ipv4(addressBytes)
     }
 }

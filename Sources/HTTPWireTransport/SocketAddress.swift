@@ -81,6 +81,15 @@ package struct SocketAddress: Sendable, CustomStringConvertible {
     /// Whether this is a Unix-domain socket's path (no host, no port, no TCP).
     package var isUnixDomain: Bool { family == AF_UNIX }
 
+    /// The IP address's bytes in network order, as SOCKS requests carry them: 4 for IPv4 (`sin_addr`, at
+    /// offset 4 of a `sockaddr_in`), 16 for IPv6 (`sin6_addr`, at offset 8 of a `sockaddr_in6`); empty for a
+    /// Unix-domain path.
+    var addressBytes: [UInt8] {
+        withUnsafeBytes(of: storage) { bytes in
+            isIPv6 ? Array(bytes[8..<24]) : isIPv4 ? Array(bytes[4..<8]) : []
+        }
+    }
+
     /// The port, in host byte order; 0 for a Unix-domain socket, which has none.
     package var port: Int {
         guard !isUnixDomain else { return 0 }

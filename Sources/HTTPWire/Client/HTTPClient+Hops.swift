@@ -96,7 +96,7 @@ extension HTTPClient {
         } catch {
             isComplete = false
         }
-        if !body.owner.exchange.isResponseFinished { body.owner.exchange.abandon() }
+        body.owner.abandonIfUnfinished()
         return .unacceptableResponse(
             UnacceptableResponse(
                 head: head, url: url, bodyPreview: preview, isBodyPreviewComplete: isComplete, rule: rule))

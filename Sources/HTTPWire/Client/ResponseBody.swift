@@ -55,7 +55,7 @@ public struct ResponseBody: AsyncSequence {
                     return output.isEmpty ? nil : output[...]
                 }
             } catch {
-                if !exchange.isResponseFinished { exchange.abandon() }
+                abandonIfUnfinished()
                 throw error
             }
         }

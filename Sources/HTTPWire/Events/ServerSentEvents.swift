@@ -192,8 +192,8 @@ final class EventStreamConnection {
         let lastID = HTTPField(name: "Last-Event-ID", value: parser.lastEventID)
         let sendsID = !lastID.value.isEmpty && (try? RequestEncoder.validate(lastID)) != nil
         request.fields["Last-Event-ID"] = sendsID ? lastID.value : nil
-        // The standard's rule for opening a stream: 200 with this type; 204 ends it.
-        request.options.validation = ResponseValidation(statuses: [200, 204], contentTypes: ["text/event-stream"])
+        // The standard's rule for opening a stream: 200 with the event-stream type (checked below); 204 ends it.
+        request.options.validation = ResponseValidation(statuses: [200, 204])
         let response: HTTPStreamingResponse
         do {
             response = try await stream.client.stream(request)
@@ -206,9 +206,9 @@ final class EventStreamConnection {
             isFinished = true
             return
         }
-        // Validation lets a 200 without Content-Type through when it announces no body; the standard does
-        // not: only `text/event-stream` opens a stream (a reconnection loop against an empty 200 would
-        // otherwise never count a failure).
+        // Checked here rather than by `ResponseValidation`, which lets a response without Content-Type through
+        // when it announces no body: the standard does not, and a reconnection loop against an empty 200
+        // would otherwise never count a failure.
         guard let type = response.fields["Content-Type"], ResponseValidation.essence(type) == "text/event-stream"
         else {
             throw await HTTPClient.rejection(

@@ -4,10 +4,10 @@
 // (the default when no scheme is given) for an HTTP proxy, `socks5://` for SOCKS5 with names resolved here,
 // `socks5h://` for SOCKS5 with names resolved by the proxy, `socks4://` and `socks4a://` likewise for SOCKS4
 // (which has no IPv6 and no password: the user name goes as its user ID). The port defaults to 1080, as in
-// curl, for every
-// kind. This file parses that URL with a parser of its own — the origin URL parser has no business knowing
-// proxies — and holds the result; it opens nothing. The pool files connections under a key that includes
-// the endpoint (`OriginKey.proxy`), credentials included, so two users of one proxy never share a tunnel.
+// curl, for every kind. This file parses that URL with a parser of its own — the origin URL parser has no
+// business knowing proxies — and holds the result; it opens nothing. The pool files connections under a key
+// that includes the endpoint (`OriginKey.proxy`), credentials included, so two users of one proxy never
+// share a tunnel.
 
 import HTTPWireCodec
 
